@@ -1,0 +1,130 @@
+import 'reflect-metadata';
+import winston from 'winston';
+import { loadConfig } from '../config/load-config';
+import { BootError } from '../kernel/boot-error';
+import { Kernel, ROOT_DIR } from '../kernel/kernel';
+import { installedPluginDirs, loadPlugins } from '../plugin/plugin-source';
+import { HttpError } from '../http/http-errors';
+import type { Scope } from '../http/route';
+import type { ProcessRole } from '../services/core-services';
+import { parseArgs } from './args';
+
+const HELP = `Usage: switchboard <command>
+
+  start                     API and background work in one process (what npm start runs)
+  serve                     the HTTP API only
+  worker                    background work only
+  migrate                   apply pending database migrations
+  tenant create <slug> [--name N]
+                            create a tenant; prints {"tenant":{uuid,slug,name},"token":"..."}
+  token create <slug> [--name N] [--scopes read,write]
+                            create a token for a tenant; prints {"token":"..."}
+  plugins                   list the installed plugins in load order
+  config                    print the effective configuration (secrets redacted)
+  help                      this text
+
+Configuration comes from environment variables (PORT, DATABASE_URL, ...), config/*.json
+and CONFIG_FILE; see README.md.`;
+
+export async function main(argv: string[]): Promise<number | void> {
+  const { positionals, flags } = parseArgs(argv);
+  const [command, sub, arg] = positionals;
+  try {
+    switch (command) {
+      case 'start':
+      case 'serve':
+      case 'worker':
+        return await runServer(command);
+      case 'migrate':
+        return await withKernel(async (kernel) => {
+          print({ migrations: (await kernel.orm.migrator.getExecuted()).map((m) => m.name) });
+        });
+      case 'tenant':
+        if (sub !== 'create' || !arg) return usage('tenant create <slug> [--name N]');
+        return await withKernel(async (kernel) => {
+          const { tenant, token } = await kernel.tenants.createTenant({ slug: arg, name: stringFlag(flags.name) });
+          print({ tenant: { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name }, token });
+        });
+      case 'token':
+        if (sub !== 'create' || !arg) return usage('token create <slug> [--name N] [--scopes read,write]');
+        return await withKernel(async (kernel) => {
+          const scopes = stringFlag(flags.scopes)?.split(',').map((s) => s.trim()) as Scope[] | undefined;
+          if (scopes?.some((s) => s !== 'read' && s !== 'write')) throw new BootError('--scopes takes read, write or read,write');
+          const { plaintext } = await kernel.tenants.createToken(arg, { name: stringFlag(flags.name), scopes });
+          print({ token: plaintext });
+        });
+      case 'plugins': {
+        const config = loadConfig({ lenient: true });
+        const plugins = loadPlugins(installedPluginDirs(ROOT_DIR, config.core.pluginsPath), config.core.disabledPlugins);
+        print(plugins.map(({ plugin, origin }) => ({ id: plugin.id, dependsOn: plugin.dependsOn ?? [], origin })));
+        return;
+      }
+      case 'config': {
+        const preliminary = loadConfig({ lenient: true });
+        const plugins = loadPlugins(installedPluginDirs(ROOT_DIR, preliminary.core.pluginsPath), preliminary.core.disabledPlugins);
+        const slices = Object.fromEntries(plugins.filter(({ plugin }) => plugin.config).map(({ plugin }) => [plugin.id, plugin.config!]));
+        print(loadConfig({ pluginSlices: slices }).redacted());
+        return;
+      }
+      case undefined:
+      case 'help':
+      case '--help':
+        console.log(HELP);
+        return;
+      default:
+        return usage(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    return fail(error);
+  }
+}
+
+async function runServer(role: ProcessRole): Promise<void> {
+  const kernel = await Kernel.boot({ role });
+  const shutdown = (signal: string) => {
+    kernel.logger.info('shutting down', { signal });
+    kernel.stop().then(
+      () => process.exit(0),
+      (error) => {
+        kernel.logger.error('shutdown failed', { error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
+  await kernel.start();
+}
+
+/** Boots a kernel without HTTP (logs to stderr, so stdout carries only the JSON answer). */
+async function withKernel(run: (kernel: Kernel) => Promise<void>): Promise<void> {
+  const kernel = await Kernel.boot({
+    role: 'cli',
+    logTransports: [new winston.transports.Console({ stderrLevels: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] })],
+  });
+  try {
+    await run(kernel);
+  } finally {
+    await kernel.stop();
+  }
+}
+
+function print(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+function stringFlag(value: string | true | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function usage(problem: string): number {
+  console.error(`switchboard: ${problem}\n\n${HELP}`);
+  return 2;
+}
+
+function fail(error: unknown): number {
+  if (error instanceof BootError) console.error(`switchboard: ${error.message}`);
+  else if (error instanceof HttpError) console.error(`switchboard: ${error.message}`);
+  else console.error(error);
+  return 1;
+}

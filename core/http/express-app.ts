@@ -1,0 +1,155 @@
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { RequestContext, type MikroORM } from '@mikro-orm/postgresql';
+import { currentContext, runInContext, type TenantRef, type WorkContext } from '../context/request-context';
+import { isDatabaseUnavailable } from '../data/database-errors';
+import { newUuid } from '../data/uuid';
+import type { Logger } from '../logging/logger';
+import type { Authenticator } from './authenticate';
+import {
+  BadRequestError,
+  HttpError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  UnsupportedMediaTypeError,
+} from './http-errors';
+import type { Readiness } from './readiness';
+import { Reply } from './route';
+import type { CompiledRoute, RouteRegistry } from './route-registry';
+import { validateOrThrow } from './validation';
+
+export interface ExpressAppOptions {
+  registry: RouteRegistry;
+  orm: MikroORM;
+  authenticator: Authenticator;
+  readiness: Readiness;
+  logger: Logger;
+  bodyLimit: string;
+  trustProxy: boolean;
+  /** Set while shutting down, so keep-alive clients are told to reconnect elsewhere. */
+  isDraining: () => boolean;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * express 5 -> request id + context -> JSON body -> per route: tenant, token, scope,
+ * validation, handler in a transaction on a forked EntityManager -> envelope.
+ */
+export function createExpressApp(options: ExpressAppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', options.trustProxy);
+  app.set('query parser', 'extended');
+
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newUuid();
+    res.setHeader('X-Request-Id', requestId);
+    if (options.isDraining()) res.setHeader('Connection', 'close');
+    runInContext({ requestId }, next);
+  });
+  app.use(express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const report = await options.readiness.report();
+    res.status(report.ready ? 200 : 503).json({ status: report.ready ? 'ready' : 'unavailable', checks: report.checks });
+  });
+
+  for (const route of options.registry.list()) {
+    if (route.auth === 'admin' && !options.authenticator.adminEnabled()) continue;
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    app[method](route.path, routeHandler(route, options));
+  }
+
+  app.use((req, _res, next) => next(new NotFoundError(`Route ${req.method} ${req.path} not found`)));
+  app.use(errorHandler(options.logger));
+  return app;
+}
+
+function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const context = currentContext() ?? {};
+      let tenant: TenantRef | undefined;
+      if (route.auth === 'tenant') tenant = await options.authenticator.authenticateTenant(req, route.scope);
+      else if (route.auth === 'admin') options.authenticator.authenticateAdmin(req);
+
+      const params = { ...req.params };
+      const query = { ...(req.query as Record<string, unknown>) };
+      let body: unknown = undefined;
+      if (route.validate.params) validateOrThrow(route.validate.params, params);
+      if (route.validate.query) validateOrThrow(route.validate.query, query);
+      if (route.validate.body) {
+        if (req.body === undefined && hasBody(req)) throw new UnsupportedMediaTypeError();
+        body = req.body;
+        validateOrThrow(route.validate.body, body);
+      }
+
+      const work: WorkContext = { ...context, tenant };
+      const result = await runInContext(work, () => {
+        const em = options.orm.em.fork();
+        return RequestContext.create(em, () => {
+          const invoke = (scoped: typeof em) =>
+            route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req });
+          return route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em);
+        });
+      });
+      send(res, route, result);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+function hasBody(req: Request): boolean {
+  return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+}
+
+function send(res: Response, route: CompiledRoute, result: unknown): void {
+  if (result instanceof Reply) {
+    for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+    if (result.body === undefined) res.status(result.status).end();
+    else res.status(result.status).json(result.body);
+    return;
+  }
+  if (result === undefined) res.status(route.status === 200 ? 204 : route.status).end();
+  else res.status(route.status).json(result);
+}
+
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const httpError = toHttpError(error);
+    if (httpError) {
+      if (httpError.status >= 500) logger.warn(httpError.message, { method: req.method, path: req.path, cause: String(error?.message ?? error) });
+      res.status(httpError.status).json(httpError.body());
+      return;
+    }
+    const requestId = currentContext()?.requestId ?? res.getHeader('X-Request-Id');
+    logger.error('unhandled error', { method: req.method, path: req.path, error: error?.stack ?? String(error) });
+    if (res.headersSent) return void res.end();
+    res.status(500).json({ success: false, message: 'Internal server error', request_id: requestId });
+  };
+}
+
+function toHttpError(error: any): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  // body-parser's errors carry a `type`.
+  switch (error?.type) {
+    case 'entity.parse.failed':
+      return new BadRequestError('Malformed JSON in request body');
+    case 'entity.too.large':
+      return new PayloadTooLargeError();
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError(error.message);
+    case 'request.aborted':
+      return new BadRequestError('Request aborted');
+  }
+  if (isDatabaseUnavailable(error)) return new ServiceUnavailableError('Service unavailable: the database cannot be reached');
+  return undefined;
+}

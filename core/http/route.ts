@@ -1,0 +1,78 @@
+import type { TSchema, Static } from '@sinclair/typebox';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Request } from 'express';
+import type { TenantRef } from '../context/request-context';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route:
+ * - `tenant`: a tenant host and a bearer token of that tenant (the default);
+ * - `admin`: the ADMIN_TOKEN, on any host; the route is absent while ADMIN_TOKEN is unset;
+ * - `public`: anyone (health checks, the docs page).
+ */
+export type RouteAuth = 'tenant' | 'admin' | 'public';
+export type Scope = 'read' | 'write';
+
+type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+export interface HandlerContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The tenant of the request (routes with auth `tenant` only). */
+  tenant: TenantRef;
+  /** Request-scoped EntityManager; inside the request's transaction for writes. */
+  em: EntityManager;
+  requestId: string;
+  req: Request;
+}
+
+/** Return this from a handler to choose the status or add headers. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export interface RouteDefinition<
+  PS extends TSchema | undefined = TSchema | undefined,
+  QS extends TSchema | undefined = TSchema | undefined,
+  BS extends TSchema | undefined = TSchema | undefined,
+> {
+  method: HttpMethod;
+  /** Express-style path, e.g. `/api/v1/agents/:uuid`. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** OpenAPI tag; defaults to the plugin id. */
+  tags?: string[];
+  auth?: RouteAuth;
+  /** Defaults to `read` for GET and `write` otherwise. */
+  scope?: Scope;
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  /** Success status (default 200) and its body schema. */
+  status?: number;
+  response?: TSchema;
+  /** Error statuses this route can answer besides the ones every route has. */
+  errors?: number[];
+  /** Run inside one transaction; defaults to true for everything but GET. */
+  transactional?: boolean;
+  handler(context: HandlerContext<StaticOr<PS, {}>, StaticOr<QS, {}>, StaticOr<BS, undefined>>): unknown | Promise<unknown>;
+}
+
+/** Identity helper that infers the handler's types from the schemas. */
+export function defineRoute<PS extends TSchema | undefined, QS extends TSchema | undefined, BS extends TSchema | undefined>(
+  route: RouteDefinition<PS, QS, BS>,
+): RouteDefinition<PS, QS, BS> {
+  return route;
+}
+
+/** A route as the registry keeps it: with the plugin that added it. */
+export interface RegisteredRoute extends RouteDefinition<any, any, any> {
+  pluginId: string;
+}

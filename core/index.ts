@@ -1,0 +1,36 @@
+/**
+ * Switchboard's plugin API: everything a plugin imports from the kernel.
+ * Partner plugins import it as `switchboard/core`.
+ */
+export { definePlugin, isPlugin, type Plugin, type PluginDefinition, type PluginContext, type PluginMigration } from './plugin/define-plugin';
+export { createExtensionPoint, type ExtensionPoint, type ExtensionRegistry, type Contribution } from './plugin/extension-point';
+export { createServiceRef, createServiceFactory, type ServiceRef, type ServiceFactory } from './plugin/service-ref';
+export {
+  coreServices,
+  type HttpService,
+  type OrmService,
+  type PluginConfig,
+  type TenantService,
+  type LifecycleService,
+  type ReadinessService,
+  type ProcessRole,
+} from './services/core-services';
+export { defineRoute, Reply, type RouteDefinition, type HandlerContext, type HttpMethod, type RouteAuth, type Scope } from './http/route';
+export {
+  HttpError,
+  BadRequestError,
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  ValidationError,
+  ServiceUnavailableError,
+  type FieldErrors,
+} from './http/http-errors';
+export * from './http/schemas';
+export { TenantScopedEntity } from './data/tenant-scoped-entity';
+export { newUuid } from './data/uuid';
+export type { TenantRef } from './context/request-context';
+export type { Logger } from './logging/logger';
+export { BootError } from './kernel/boot-error';
+export { Type, type Static, type TSchema } from '@sinclair/typebox';

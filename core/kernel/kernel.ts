@@ -1,0 +1,289 @@
+import 'reflect-metadata';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type winston from 'winston';
+import { loadConfig, type LoadedConfig } from '../config/load-config';
+import { currentTenant, runInContext } from '../context/request-context';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../data/embedded-postgres';
+import { createOrm } from '../data/orm';
+import { Authenticator } from '../http/authenticate';
+import { createExpressApp } from '../http/express-app';
+import { HttpServer } from '../http/http-server';
+import { Readiness } from '../http/readiness';
+import { RouteRegistry } from '../http/route-registry';
+import { createRootLogger, type Logger } from '../logging/logger';
+import type { PluginMigration } from '../plugin/define-plugin';
+import { collectExtensions } from '../plugin/extension-registry';
+import { installedPluginDirs, loadPlugins, type LoadedPlugin, type PluginSource } from '../plugin/plugin-source';
+import { isServiceRef, type ServiceFactory, type ServiceRef } from '../plugin/service-ref';
+import { coreServices, type ProcessRole } from '../services/core-services';
+import { adminRoutes } from '../tenancy/admin-routes';
+import { ApiToken } from '../tenancy/api-token.entity';
+import { TenantDirectory } from '../tenancy/tenant-directory';
+import { Tenant } from '../tenancy/tenant.entity';
+import { coreMigrations } from '../../migrations';
+import { BootError } from './boot-error';
+
+export const ROOT_DIR = path.resolve(__dirname, '..', '..');
+
+export interface KernelOptions {
+  role: ProcessRole;
+  /** The plugins to load; by default those in `plugins/` and PLUGINS_PATH. */
+  plugins?: PluginSource[];
+  env?: NodeJS.ProcessEnv;
+  /** Config values that win over every other source. */
+  config?: Record<string, unknown>;
+  configDir?: string;
+  /** Apply pending migrations during boot; defaults to MIGRATE_ON_START for servers, false for the CLI. */
+  migrate?: boolean;
+  logTransports?: winston.transport[];
+}
+
+type StopHook = { pluginId: string; hook: () => void | Promise<void> };
+
+/**
+ * The lifecycle: discover -> order -> register -> validate config -> ORM ->
+ * migrate -> init plugins -> start -> stop in reverse. Plugins reach the kernel only
+ * through the services in their `deps` and the extension points they provide or
+ * contribute to.
+ */
+export class Kernel {
+  readonly registry = new RouteRegistry();
+  readonly readiness = new Readiness();
+  private server?: HttpServer;
+  private address?: AddressInfo;
+  private readonly startHooks: StopHook[] = [];
+  private readonly stopHooks: StopHook[] = [];
+  private stopping?: Promise<void>;
+
+  private constructor(
+    readonly options: KernelOptions,
+    readonly config: LoadedConfig,
+    readonly logger: Logger,
+    readonly plugins: LoadedPlugin[],
+    readonly orm: MikroORM,
+    readonly tenants: TenantDirectory,
+    readonly container: DependencyContainer,
+    private readonly database: EmbeddedDatabase | undefined,
+  ) {}
+
+  static async boot(options: KernelOptions): Promise<Kernel> {
+    const env = options.env ?? process.env;
+    // Which plugins to load is itself configuration, so read the core settings first.
+    const preliminary = loadConfig({ env, configDir: options.configDir, overrides: options.config, lenient: true });
+    const sources = options.plugins ?? installedPluginDirs(ROOT_DIR, preliminary.core.pluginsPath);
+    const plugins = loadPlugins(sources, preliminary.core.disabledPlugins);
+
+    const slices = Object.fromEntries(plugins.filter(({ plugin }) => plugin.config).map(({ plugin }) => [plugin.id, plugin.config!]));
+    const config = loadConfig({ env, configDir: options.configDir, overrides: options.config, pluginSlices: slices });
+    const logger = createRootLogger({ level: config.core.logLevel, format: config.core.logFormat, transports: options.logTransports });
+    const extensions = collectExtensions(plugins);
+    const serviceProviders = collectServiceProviders(plugins);
+    checkDeps(plugins, serviceProviders);
+
+    let database: EmbeddedDatabase | undefined;
+    let clientUrl = config.core.databaseUrl;
+    if (!clientUrl) {
+      database = await startEmbeddedPostgres({ dataDir: config.core.dataDir, port: config.core.embeddedPostgresPort, logger });
+      clientUrl = database.url;
+    }
+
+    let orm: MikroORM | undefined;
+    try {
+      const migrations: PluginMigration[] = [
+        ...coreMigrations.map((m) => ({ ...m, name: `core/${m.name}` })),
+        ...plugins.flatMap(({ plugin }) => (plugin.migrations ?? []).map((m) => ({ ...m, name: `${plugin.id}/${m.name}` }))),
+      ];
+      orm = createOrm({
+        clientUrl,
+        entities: [Tenant, ApiToken, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
+        migrations,
+        poolMax: config.core.databasePoolMax,
+        logger,
+      });
+      await orm.connect();
+      const migrate = options.migrate ?? config.core.migrateOnStart;
+      if (migrate) {
+        const applied = await orm.migrator.up();
+        if (applied.length > 0) logger.info('applied migrations', { migrations: applied.map((m) => m.name) });
+      }
+
+      const tenants = new TenantDirectory(orm, config.core.authCacheTtlMs);
+      const kernel = new Kernel(options, config, logger, plugins, orm, tenants, rootContainer.createChildContainer(), database);
+      kernel.readiness.add({ name: 'database', check: async () => void (await orm!.em.fork().getConnection().execute('select 1')) });
+      for (const route of adminRoutes(tenants)) kernel.registry.add('core', route);
+      await kernel.initPlugins(extensions, serviceProviders);
+      return kernel;
+    } catch (error) {
+      await orm?.close(true).catch(() => {});
+      await database?.stop().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Runs start hooks, then listens for HTTP (roles `serve` and `start`). */
+  async start(): Promise<void> {
+    for (const { pluginId, hook } of this.startHooks) {
+      this.logger.debug('starting plugin', { plugin: pluginId });
+      await hook();
+    }
+    this.registry.seal();
+    if (this.options.role === 'serve' || this.options.role === 'start') {
+      const server = new HttpServer(
+        createExpressApp({
+          registry: this.registry,
+          orm: this.orm,
+          authenticator: new Authenticator(this.tenants, this.config.core),
+          readiness: this.readiness,
+          logger: this.logger,
+          bodyLimit: this.config.core.bodyLimit,
+          trustProxy: this.config.core.trustProxy,
+          isDraining: () => server.isDraining(),
+        }),
+      );
+      this.server = server;
+      this.address = await server.listen(this.config.core.port, this.config.core.host);
+      this.logger.info('Switchboard listening', { url: this.url, role: this.options.role });
+    }
+  }
+
+  /** `http://127.0.0.1:<port>` once listening. */
+  get url(): string {
+    if (!this.address) throw new Error('the kernel is not listening');
+    const host = this.address.address === '0.0.0.0' || this.address.address === '::' ? '127.0.0.1' : this.address.address;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${this.address.port}`;
+  }
+
+  /** Drains HTTP, runs stop hooks in reverse plugin order, closes the pool and the embedded database. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.server?.drain(this.config.core.shutdownTimeoutMs);
+      for (const { pluginId, hook } of [...this.stopHooks].reverse()) {
+        try {
+          await hook();
+        } catch (error) {
+          this.logger.error('plugin stop hook failed', { plugin: pluginId, error: String(error) });
+        }
+      }
+      await this.orm.close(true);
+      await this.database?.stop();
+      this.container.dispose();
+    })();
+    return this.stopping;
+  }
+
+  private async initPlugins(extensions: ReturnType<typeof collectExtensions>, providers: Map<string, Provider>): Promise<void> {
+    this.registerRootServices();
+    const pluginContainers = new Map<string, DependencyContainer>();
+    for (const { plugin } of this.plugins) {
+      const scoped = this.container.createChildContainer();
+      this.registerPluginServices(scoped, plugin.id);
+      pluginContainers.set(plugin.id, scoped);
+      const resolve = async (ref: ServiceRef<unknown>): Promise<unknown> => {
+        const provider = providers.get(ref.id);
+        if (!provider) return scoped.resolve(ref.id);
+        if (!this.container.isRegistered(ref.id)) {
+          const owner = pluginContainers.get(provider.pluginId)!;
+          const deps = await resolveDeps(provider.factory.deps, (inner) => (providers.has(inner.id) ? resolve(inner) : Promise.resolve(owner.resolve(inner.id))));
+          this.container.register(ref.id, { useValue: await provider.factory.factory(deps) });
+        }
+        return this.container.resolve(ref.id);
+      };
+      const deps = await resolveDeps(plugin.deps ?? {}, resolve);
+      try {
+        await plugin.init?.(deps as any, { pluginId: plugin.id, extensions });
+      } catch (error) {
+        if (error instanceof BootError) throw error;
+        throw new BootError(`plugin "${plugin.id}" failed to initialise: ${(error as Error).stack ?? error}`);
+      }
+      this.logger.debug('plugin initialised', { plugin: plugin.id });
+    }
+  }
+
+  private registerRootServices(): void {
+    const orm = this.orm;
+    this.container.register(coreServices.orm.id, {
+      useValue: {
+        get em() {
+          return orm.em as any;
+        },
+        fork: () => orm.em.fork(),
+        orm,
+      },
+    });
+    this.container.register(coreServices.rootConfig.id, { useValue: Object.freeze({ ...this.config.core }) });
+    this.container.register(coreServices.tenant.id, {
+      useValue: {
+        current: currentTenant,
+        require: () => {
+          const tenant = currentTenant();
+          if (!tenant) throw new Error('no tenant in the current work context');
+          return tenant;
+        },
+        run: (tenant, fn) => runInContext({ tenant }, fn),
+      } satisfies import('../services/core-services').TenantService,
+    });
+    this.container.register(coreServices.readiness.id, { useValue: { add: (check) => this.readiness.add(check) } satisfies import('../services/core-services').ReadinessService });
+  }
+
+  private registerPluginServices(scoped: DependencyContainer, pluginId: string): void {
+    scoped.register(coreServices.logger.id, { useValue: this.logger.child({ plugin: pluginId }) });
+    scoped.register(coreServices.http.id, { useValue: { route: (route) => this.registry.add(pluginId, route) } satisfies import('../services/core-services').HttpService });
+    scoped.register(coreServices.config.id, { useValue: { get: (key: string) => this.config.get(`${pluginId}.${key}`) } });
+    scoped.register(coreServices.lifecycle.id, {
+      useValue: {
+        role: this.options.role,
+        onStart: (hook) => void this.startHooks.push({ pluginId, hook }),
+        onStop: (hook) => void this.stopHooks.push({ pluginId, hook }),
+      } satisfies import('../services/core-services').LifecycleService,
+    });
+  }
+}
+
+interface Provider {
+  pluginId: string;
+  factory: ServiceFactory<unknown, any>;
+}
+
+const CORE_SERVICE_IDS = new Set(Object.values(coreServices).map((ref) => ref.id));
+
+function collectServiceProviders(plugins: LoadedPlugin[]): Map<string, Provider> {
+  const providers = new Map<string, Provider>();
+  for (const { plugin } of plugins) {
+    for (const factory of plugin.services ?? []) {
+      const id = factory.service.id;
+      if (CORE_SERVICE_IDS.has(id)) throw new BootError(`plugin "${plugin.id}" may not replace core service "${id}"`);
+      const existing = providers.get(id);
+      if (existing) throw new BootError(`service "${id}" is provided by both "${existing.pluginId}" and "${plugin.id}"`);
+      providers.set(id, { pluginId: plugin.id, factory });
+    }
+  }
+  return providers;
+}
+
+/** Every dep must be a core service or a service of a plugin this one depends on. */
+function checkDeps(plugins: LoadedPlugin[], providers: Map<string, Provider>): void {
+  for (const { plugin } of plugins) {
+    const check = (deps: Record<string, unknown>, owner: string, allowed: string[]) => {
+      for (const [name, ref] of Object.entries(deps)) {
+        if (!isServiceRef(ref)) throw new BootError(`plugin "${owner}": deps.${name} is not a service ref`);
+        if (CORE_SERVICE_IDS.has(ref.id)) continue;
+        const provider = providers.get(ref.id);
+        if (!provider) throw new BootError(`plugin "${owner}" needs service "${ref.id}" (deps.${name}), which no loaded plugin provides`);
+        if (provider.pluginId !== owner && !allowed.includes(provider.pluginId)) {
+          throw new BootError(`plugin "${owner}" uses service "${ref.id}" of plugin "${provider.pluginId}" without listing it in dependsOn`);
+        }
+      }
+    };
+    check(plugin.deps ?? {}, plugin.id, plugin.dependsOn ?? []);
+    for (const factory of plugin.services ?? []) check(factory.deps, plugin.id, plugin.dependsOn ?? []);
+  }
+}
+
+async function resolveDeps(deps: Record<string, ServiceRef<unknown>>, resolve: (ref: ServiceRef<unknown>) => Promise<unknown>) {
+  const out: Record<string, unknown> = {};
+  for (const [name, ref] of Object.entries(deps)) out[name] = await resolve(ref);
+  return out;
+}

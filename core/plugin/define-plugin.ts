@@ -1,0 +1,56 @@
+import type { ConvictSchema } from '../config/config-schema';
+import type { Contribution, ExtensionPoint, ExtensionRegistry } from './extension-point';
+import type { DepsMap, ResolvedDeps, ServiceFactory } from './service-ref';
+
+export const PLUGIN_BRAND = Symbol.for('switchboard.plugin');
+
+/** A MikroORM migration class, named so its run is recorded once per database. */
+export interface PluginMigration {
+  name: string;
+  class: new (...args: any[]) => unknown;
+}
+
+export interface PluginContext {
+  readonly pluginId: string;
+  readonly extensions: ExtensionRegistry;
+}
+
+export interface PluginDefinition<D extends DepsMap = DepsMap> {
+  /** Lower-case id, the same as in the folder's plugin.json. */
+  id: string;
+  /** Plugins that must be registered and initialised first. */
+  dependsOn?: string[];
+  /** MikroORM entity classes this plugin owns. */
+  entities?: Function[];
+  /** This plugin's migrations, oldest first. */
+  migrations?: PluginMigration[];
+  /** The plugin's convict config slice, validated at boot and read under `config.<id>`. */
+  config?: ConvictSchema;
+  /** Extension points this plugin owns. */
+  provides?: ExtensionPoint<any>[];
+  /** Items this plugin adds to other plugins' extension points. */
+  contributes?: Contribution<any>[];
+  /** Services this plugin offers to the plugins that depend on it. */
+  services?: ServiceFactory<any, any>[];
+  /** The services `init` receives, by name. */
+  deps?: D;
+  init?(deps: ResolvedDeps<D>, context: PluginContext): void | Promise<void>;
+}
+
+export interface Plugin<D extends DepsMap = DepsMap> extends PluginDefinition<D> {
+  readonly [PLUGIN_BRAND]: true;
+}
+
+const PLUGIN_ID = /^[a-z][a-z0-9-]{0,62}$/;
+
+export function definePlugin<D extends DepsMap = {}>(definition: PluginDefinition<D>): Plugin<D> {
+  if (!PLUGIN_ID.test(definition.id)) {
+    throw new Error(`plugin id "${definition.id}" must be lower-case letters, digits and dashes, starting with a letter`);
+  }
+  return Object.freeze({ ...definition, [PLUGIN_BRAND]: true as const });
+}
+
+/** Branded check: works across copies of this module, never trusts constructor names. */
+export function isPlugin(value: unknown): value is Plugin {
+  return typeof value === 'object' && value !== null && (value as Plugin)[PLUGIN_BRAND] === true;
+}

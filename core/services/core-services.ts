@@ -1,0 +1,61 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { TenantRef } from '../context/request-context';
+import type { CoreConfig } from '../config/config-schema';
+import type { Logger } from '../logging/logger';
+import type { RouteDefinition } from '../http/route';
+import type { ReadinessCheck } from '../http/readiness';
+import { createServiceRef } from '../plugin/service-ref';
+
+export interface HttpService {
+  /** Adds a route to the registry; its schemas drive validation and the OpenAPI document. */
+  route<R extends RouteDefinition<any, any, any>>(route: R): void;
+}
+
+export interface OrmService {
+  /** The EntityManager of the current request or message (a fork, in its transaction). */
+  readonly em: EntityManager;
+  /** A fresh EntityManager for work outside a request (schedulers, consumers). */
+  fork(): EntityManager;
+  readonly orm: MikroORM;
+}
+
+export interface PluginConfig {
+  /** A key of this plugin's config slice, e.g. `get<number>('maxStepsPerFlow')`. */
+  get<T = unknown>(key: string): T;
+}
+
+export interface TenantService {
+  current(): TenantRef | undefined;
+  /** The current tenant; throws outside a tenant's work. */
+  require(): TenantRef;
+  /** Runs `fn` as work of `tenant` (what bus consumers do for a message's tenant). */
+  run<T>(tenant: TenantRef, fn: () => T): T;
+}
+
+export type ProcessRole = 'start' | 'serve' | 'worker' | 'cli';
+
+export interface LifecycleService {
+  /** What this process runs: `serve` (HTTP), `worker` (background work), `start` (both), `cli`. */
+  readonly role: ProcessRole;
+  /** Runs after every plugin is initialised, before HTTP listens (not in `cli`). */
+  onStart(hook: () => void | Promise<void>): void;
+  /** Runs on shutdown, in reverse plugin order, after in-flight requests drained. */
+  onStop(hook: () => void | Promise<void>): void;
+}
+
+export interface ReadinessService {
+  /** Adds a dependency that `/readyz` reports on. */
+  add(check: ReadinessCheck): void;
+}
+
+/** The services every plugin may name in its `deps`. */
+export const coreServices = {
+  http: createServiceRef<HttpService>('core.http'),
+  orm: createServiceRef<OrmService>('core.orm'),
+  config: createServiceRef<PluginConfig>('core.config'),
+  rootConfig: createServiceRef<Readonly<CoreConfig>>('core.rootConfig'),
+  logger: createServiceRef<Logger>('core.logger'),
+  tenant: createServiceRef<TenantService>('core.tenant'),
+  lifecycle: createServiceRef<LifecycleService>('core.lifecycle'),
+  readiness: createServiceRef<ReadinessService>('core.readiness'),
+};

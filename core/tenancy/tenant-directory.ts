@@ -1,0 +1,121 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { TenantRef } from '../context/request-context';
+import type { Scope } from '../http/route';
+import { ConflictError, NotFoundError, ValidationError } from '../http/http-errors';
+import { ApiToken } from './api-token.entity';
+import { Tenant } from './tenant.entity';
+import { isValidSlug } from './slug';
+import type { PageRequest } from '../http/schemas';
+
+const window = ({ page, per_page }: PageRequest) => ({ limit: per_page, offset: (page - 1) * per_page });
+import { generateToken, hashToken } from './tokens';
+
+export interface AuthenticatedToken {
+  uuid: string;
+  tenantUuid: string;
+  scopes: Scope[];
+}
+
+interface CacheEntry<T> {
+  value: T;
+  expires: number;
+}
+
+/**
+ * Tenants and their tokens: provisioning (CLI and admin API) and the lookups every
+ * request makes. Lookups are cached for `cacheTtlMs` because they sit on the hot path;
+ * a revocation or creation in this process updates the cache at once, other
+ * processes see it within the TTL.
+ */
+export class TenantDirectory {
+  private readonly tenants = new Map<string, CacheEntry<TenantRef | null>>();
+  private readonly tokens = new Map<string, CacheEntry<AuthenticatedToken | null>>();
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly cacheTtlMs: number,
+  ) {}
+
+  async createTenant(input: { slug: string; name?: string }): Promise<{ tenant: Tenant; token: string }> {
+    if (!isValidSlug(input.slug)) {
+      throw ValidationError.field('slug', 'must be 1-63 of a-z, 0-9 and "-", not starting or ending with "-"');
+    }
+    const em = this.orm.em.fork();
+    const tenant = em.create(Tenant, { slug: input.slug, name: input.name ?? input.slug });
+    const { plaintext } = this.newToken(em, tenant.uuid, 'default', ['read', 'write']);
+    try {
+      await em.flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`Tenant "${input.slug}" already exists`);
+      throw error;
+    }
+    this.tenants.delete(input.slug);
+    return { tenant, token: plaintext };
+  }
+
+  async listTenants(page: PageRequest): Promise<[Tenant[], number]> {
+    return this.orm.em.fork().findAndCount(Tenant, {}, { orderBy: { createdAt: 'asc', uuid: 'asc' }, ...window(page) });
+  }
+
+  async createToken(slug: string, input: { name?: string; scopes?: Scope[] } = {}): Promise<{ token: ApiToken; plaintext: string }> {
+    const em = this.orm.em.fork();
+    const tenant = await em.findOne(Tenant, { slug });
+    if (!tenant) throw new NotFoundError(`Tenant "${slug}" not found`);
+    const created = this.newToken(em, tenant.uuid, input.name ?? 'token', input.scopes ?? ['read', 'write']);
+    await em.flush();
+    return created;
+  }
+
+  async listTokens(slug: string, page: PageRequest): Promise<[ApiToken[], number]> {
+    const em = this.orm.em.fork();
+    const tenant = await em.findOne(Tenant, { slug });
+    if (!tenant) throw new NotFoundError(`Tenant "${slug}" not found`);
+    return em.findAndCount(ApiToken, { tenantUuid: tenant.uuid }, { orderBy: { createdAt: 'asc', uuid: 'asc' }, ...window(page) });
+  }
+
+  async revokeToken(slug: string, tokenUuid: string): Promise<ApiToken> {
+    const em = this.orm.em.fork();
+    const tenant = await em.findOne(Tenant, { slug });
+    const token = tenant ? await em.findOne(ApiToken, { uuid: tokenUuid, tenantUuid: tenant.uuid }) : null;
+    if (!token) throw new NotFoundError('Token not found');
+    token.revokedAt ??= new Date();
+    await em.flush();
+    this.tokens.delete(token.tokenHash);
+    return token;
+  }
+
+  /** The tenant with this slug, or null. */
+  async findTenant(slug: string): Promise<TenantRef | null> {
+    return this.cached(this.tenants, slug, async () => {
+      const tenant = await this.orm.em.fork().findOne(Tenant, { slug });
+      return tenant ? { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name } : null;
+    });
+  }
+
+  /** The live token with this plaintext, or null (unknown or revoked). */
+  async findToken(plaintext: string): Promise<AuthenticatedToken | null> {
+    return this.cached(this.tokens, hashToken(plaintext), async (hash) => {
+      const token = await this.orm.em.fork().findOne(ApiToken, { tokenHash: hash, revokedAt: null });
+      return token ? { uuid: token.uuid, tenantUuid: token.tenantUuid, scopes: token.scopes } : null;
+    });
+  }
+
+  private newToken(em: ReturnType<MikroORM['em']['fork']>, tenantUuid: string, name: string, scopes: Scope[]) {
+    const plaintext = generateToken();
+    const token = em.create(ApiToken, { tenantUuid, name, scopes, tokenHash: hashToken(plaintext) });
+    return { token, plaintext };
+  }
+
+  private async cached<T>(cache: Map<string, CacheEntry<T>>, key: string, load: (key: string) => Promise<T>): Promise<T> {
+    const now = Date.now();
+    const hit = cache.get(key);
+    if (hit && hit.expires > now) return hit.value;
+    const value = await load(key);
+    if (this.cacheTtlMs > 0) {
+      if (cache.size > 10_000) cache.clear(); // bounded: a flood of bad tokens cannot grow it without limit
+      cache.set(key, { value, expires: now + this.cacheTtlMs });
+    }
+    return value;
+  }
+}

@@ -1,0 +1,5 @@
+import { stopEmbedded } from './test-database';
+
+export default async function globalTeardown(): Promise<void> {
+  await stopEmbedded?.();
+}

@@ -1,0 +1,14 @@
+import { definePlugin } from '../../../core';
+import { noteEnrichers } from '../notes';
+
+/** Contributes to another plugin's extension point, and nothing else: no routes, no tables. */
+export default definePlugin({
+  id: 'notes-word-count',
+  dependsOn: ['notes'],
+  contributes: [
+    noteEnrichers.add({
+      key: 'word_count',
+      enrich: ({ body }) => body.split(/\s+/).filter(Boolean).length,
+    }),
+  ],
+});

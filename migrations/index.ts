@@ -1,0 +1,5 @@
+import type { PluginMigration } from '../core/plugin/define-plugin';
+import { Migration0001Tenancy } from './0001-tenancy';
+
+/** The kernel's own migrations, oldest first. Plugins keep theirs in their own folder. */
+export const coreMigrations: PluginMigration[] = [{ name: '0001-tenancy', class: Migration0001Tenancy }];
