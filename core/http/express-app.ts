@@ -12,11 +12,11 @@ import {
   PayloadTooLargeError,
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
+  ValidationError,
 } from './http-errors';
 import type { Readiness } from './readiness';
 import { Reply } from './route';
 import type { CompiledRoute, RouteRegistry } from './route-registry';
-import { validateOrThrow } from './validation';
 
 export interface ExpressAppOptions {
   registry: RouteRegistry;
@@ -82,13 +82,17 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
       const params = { ...req.params };
       const query = { ...(req.query as Record<string, unknown>) };
       let body: unknown = undefined;
-      if (route.validate.params) validateOrThrow(route.validate.params, params);
-      if (route.validate.query) validateOrThrow(route.validate.query, query);
       if (route.validate.body) {
         if (req.body === undefined && hasBody(req)) throw new UnsupportedMediaTypeError();
         body = req.body;
-        validateOrThrow(route.validate.body, body);
       }
+      // One 422 names every problem, wherever it is.
+      const problems = {
+        ...route.validate.params?.(params),
+        ...route.validate.query?.(query),
+        ...route.validate.body?.(body),
+      };
+      if (Object.keys(problems).length > 0) throw new ValidationError(problems);
 
       const work: WorkContext = { ...context, tenant };
       const result = await runInContext(work, () => {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { BootError } from '../kernel/boot-error';
 import { isPlugin, type Plugin } from './define-plugin';
@@ -14,7 +15,8 @@ export interface LoadedPlugin {
 
 /** The plugin folders of an installation: its own `plugins/` plus PLUGINS_PATH. */
 export function installedPluginDirs(rootDir: string, pluginsPath: string[]): string[] {
-  return [path.join(rootDir, 'plugins'), ...pluginsPath.map((p) => path.resolve(p))].flatMap(discoverPluginDirs);
+  const builtIn = path.join(rootDir, 'plugins');
+  return [...(fs.existsSync(builtIn) ? discoverPluginDirs(builtIn) : []), ...pluginsPath.map((p) => path.resolve(p)).flatMap(discoverPluginDirs)];
 }
 
 /**

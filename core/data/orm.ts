@@ -1,0 +1,45 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { Migrator } from '@mikro-orm/migrations';
+import type { Logger } from '../logging/logger';
+import type { PluginMigration } from '../plugin/define-plugin';
+import { isTenantScoped } from './tenant-scoped-entity';
+import { tenantFilter, TenantStampSubscriber } from './tenant-filter';
+
+export const MIGRATIONS_TABLE = 'switchboard_migrations';
+
+export interface OrmOptions {
+  clientUrl: string;
+  entities: Function[];
+  migrations: PluginMigration[];
+  poolMax: number;
+  logger: Logger;
+}
+
+export function createOrm(options: OrmOptions): MikroORM {
+  const tenantScoped = options.entities.filter(isTenantScoped).map((entity) => entity.name);
+  const config: Options = {
+    clientUrl: options.clientUrl,
+    entities: options.entities,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    // Plugin code must work on a request- or message-scoped fork, never the global EM.
+    allowGlobalContext: false,
+    forceUtcTimezone: true,
+    pool: { min: 0, max: options.poolMax, idleTimeoutMillis: 30_000 },
+    driverOptions: { connectionTimeoutMillis: 5_000 },
+    filters: { tenant: tenantFilter(tenantScoped) },
+    subscribers: [new TenantStampSubscriber()],
+    discovery: { warnWhenNoEntities: false },
+    migrations: {
+      tableName: MIGRATIONS_TABLE,
+      migrationsList: options.migrations.map((m) => ({ name: m.name, class: m.class as any })),
+      transactional: true,
+      allOrNothing: true,
+      snapshot: false,
+      silent: true,
+    },
+    logger: (message) => options.logger.debug(message, { component: 'orm' }),
+  };
+  return new MikroORM(config);
+}

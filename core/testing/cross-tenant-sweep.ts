@@ -1,0 +1,81 @@
+import { Value } from '@sinclair/typebox/value';
+import type { TSchema } from '@sinclair/typebox';
+import type { CompiledRoute } from '../http/route-registry';
+import type { TestKernel, TestTenant } from './test-kernel';
+
+/**
+ * Creates a resource of one kind in the given tenant and returns the ids it made,
+ * by kind: a nested resource returns its parents too, e.g.
+ * `{ 'agents.agent': '…', 'agents.intent': '…' }`.
+ */
+export type ResourceFixture = (owner: TestTenant) => Promise<Record<string, string>>;
+export type ResourceFixtures = Record<string, ResourceFixture>;
+
+export interface SweepResult {
+  route: string;
+  problem?: string;
+}
+
+/**
+ * The cross-tenant sweep, generated from the route registry: every tenant route
+ * that takes an id is called by one tenant with another tenant's ids and must
+ * answer 404; then the owner makes the same call and must not get a 404, which
+ * proves the ids were real and the 404 was isolation, not a typo.
+ *
+ * Each path parameter must name its resource kind (`ResourceId(kind)`), and each
+ * kind needs a fixture; a route without them is reported, so the sweep grows with
+ * every plugin instead of silently skipping new routes.
+ */
+export async function sweepCrossTenant(kit: TestKernel, fixtures: ResourceFixtures): Promise<SweepResult[]> {
+  const routes = kit.kernel.registry.list().filter((route) => route.auth === 'tenant' && route.path.includes(':'));
+  const results: SweepResult[] = [];
+  for (const route of routes) {
+    const name = `${route.method} ${route.path}`;
+    const kinds = paramKinds(route);
+    const missingKind = Object.entries(kinds).find(([, kind]) => !kind);
+    if (missingKind) {
+      results.push({ route: name, problem: `path parameter "${missingKind[0]}" does not name its resource kind (use ResourceId(kind))` });
+      continue;
+    }
+    const missingFixture = Object.values(kinds).find((kind) => !fixtures[kind!]);
+    if (missingFixture) {
+      results.push({ route: name, problem: `no fixture creates a "${missingFixture}" (add one to the plugin's testing fixtures)` });
+      continue;
+    }
+    const owner = await kit.createTenant();
+    const ids: Record<string, string> = {};
+    // Deepest kind first: its fixture also makes the parents, so the ids belong together.
+    for (const kind of Object.values(kinds).reverse()) if (!ids[kind!]) Object.assign(ids, await fixtures[kind!](owner));
+    const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_, param: string) => ids[kinds[param]!]);
+    const body = route.body ? sampleBody(route.body) : undefined;
+    const call = (api: TestTenant['api']) => {
+      const test = api[route.method.toLowerCase() as 'get'](path);
+      return body === undefined ? test : test.send(body as object);
+    };
+
+    const attacker = await call(kit.api);
+    if (attacker.status !== 404) {
+      results.push({ route: name, problem: `another tenant's ids answered ${attacker.status}, not 404: ${JSON.stringify(attacker.body).slice(0, 300)}` });
+      continue;
+    }
+    const own = await call(owner.api);
+    if (own.status === 404 || own.status >= 500 || own.status === 422) {
+      results.push({ route: name, problem: `the owner's own call answered ${own.status}, so the sweep proved nothing: ${JSON.stringify(own.body).slice(0, 300)}` });
+      continue;
+    }
+    results.push({ route: name });
+  }
+  return results;
+}
+
+function paramKinds(route: CompiledRoute): Record<string, string | undefined> {
+  const properties = (route.params as { properties?: Record<string, { 'x-resource'?: string }> } | undefined)?.properties ?? {};
+  const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
+  return Object.fromEntries(names.map((name) => [name, properties[name]?.['x-resource']]));
+}
+
+/** The body schema's first example, or the smallest value TypeBox can make from it. */
+function sampleBody(schema: TSchema): unknown {
+  const examples = (schema as { examples?: unknown[] }).examples;
+  return examples?.length ? structuredClone(examples[0]) : Value.Create(schema);
+}

@@ -1,0 +1,9 @@
+import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+
+/** How the cross-tenant sweep makes this plugin's resources. */
+export const fixtures: ResourceFixtures = {
+  'notes.note': async ({ api }) => {
+    const res = await api.post('/api/v1/notes').send({ title: 'sweep' }).expect(201);
+    return { 'notes.note': res.body.data.uuid };
+  },
+};
