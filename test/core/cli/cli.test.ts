@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import supertest from 'supertest';
+import { createTestDatabase } from '../../../core/testing';
+import { startTestKernel } from '../../../core/testing';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../../..');
+const EXAMPLES = path.join(ROOT, 'examples/plugins');
+
+/** Runs `switchboard <args>` as a user would, with only the given environment. */
+async function switchboard(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('switchboard CLI', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database?.drop());
+
+  it('tenant create prints {tenant, token} and the token works against the API; token create prints {token}', async () => {
+    const env = { DATABASE_URL: database.url };
+    const created = await switchboard(['tenant', 'create', 'acme', '--name', 'Acme Inc'], env);
+    expect(created.code).toBe(0);
+    const output = JSON.parse(created.stdout);
+    expect(output).toEqual({ tenant: { uuid: expect.any(String), slug: 'acme', name: 'Acme Inc' }, token: expect.stringMatching(/^sbt_/) });
+
+    const extra = await switchboard(['token', 'create', 'acme', '--scopes', 'read'], env);
+    expect(extra.code).toBe(0);
+    const { token } = JSON.parse(extra.stdout);
+
+    // The same database, served by a kernel: both tokens belong to acme.
+    const kit = await startTestKernel({ config: { databaseUrl: database.url }, tenant: 'other' });
+    try {
+      const res = await supertest(kit.url).get('/api/v1/anything').set('Host', 'acme.localhost').set('Authorization', `Bearer ${token}`);
+      expect(res.status).toBe(404); // authenticated (not 401), and no such route
+      expect(res.body.message).toBe('Route GET /api/v1/anything not found');
+    } finally {
+      await kit.stop();
+    }
+  });
+
+  it('refuses a duplicate slug and an invalid one with a message and exit code 1', async () => {
+    const env = { DATABASE_URL: database.url };
+    await switchboard(['tenant', 'create', 'dup'], env);
+    const again = await switchboard(['tenant', 'create', 'dup'], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('Tenant "dup" already exists');
+    const invalid = await switchboard(['tenant', 'create', 'Not_Valid'], env);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain('slug must be 1-63 of a-z');
+  });
+
+  it('migrate applies the migrations of every installed plugin, including PLUGINS_PATH', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'notes/0001-notes']);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it('plugins lists the installed plugins in load order; a bad set is a boot error naming the plugins', async () => {
+    const listed = await switchboard(['plugins'], { PLUGINS_PATH: EXAMPLES });
+    expect(listed.code).toBe(0);
+    const ids = JSON.parse(listed.stdout).map((p: { id: string }) => p.id);
+    expect(ids.indexOf('notes')).toBeLessThan(ids.indexOf('notes-word-count'));
+
+    const broken = await switchboard(['plugins'], { PLUGINS_PATH: EXAMPLES, DISABLED_PLUGINS: 'notes' });
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain('plugin "notes-word-count" depends on "notes", which is not installed');
+  });
+
+  it('config prints the effective configuration with secrets redacted, and refuses invalid values naming the key', async () => {
+    const shown = await switchboard(['config'], { PLUGINS_PATH: EXAMPLES, ADMIN_TOKEN: 'very-secret', NOTES_MAX_PER_TENANT: '7', PORT: '9000' });
+    expect(shown.code).toBe(0);
+    const config = JSON.parse(shown.stdout);
+    expect(config).toMatchObject({ port: 9000, notes: { maxPerTenant: 7 } });
+    expect(shown.stdout).not.toContain('very-secret');
+
+    const invalid = await switchboard(['config'], { PORT: 'eighty' });
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/invalid configuration: port/);
+  });
+
+  it('explains unknown commands', async () => {
+    const result = await switchboard(['frobnicate'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('unknown command "frobnicate"');
+  });
+});
