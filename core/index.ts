@@ -28,6 +28,7 @@ export {
   type FieldErrors,
 } from './http/http-errors';
 export * from './http/schemas';
+export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, MessageHandler, RetryPolicy } from './bus/bus-types';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';

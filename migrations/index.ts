@@ -1,5 +1,9 @@
 import type { PluginMigration } from '../core/plugin/define-plugin';
 import { Migration0001Tenancy } from './0001-tenancy';
+import { Migration0002Bus } from './0002-bus';
 
 /** The kernel's own migrations, oldest first. Plugins keep theirs in their own folder. */
-export const coreMigrations: PluginMigration[] = [{ name: '0001-tenancy', class: Migration0001Tenancy }];
+export const coreMigrations: PluginMigration[] = [
+  { name: '0001-tenancy', class: Migration0001Tenancy },
+  { name: '0002-bus', class: Migration0002Bus },
+];

@@ -95,6 +95,45 @@ export const coreConfigSchema = {
     default: 5000,
     env: 'AUTH_CACHE_TTL_MS',
   },
+  busNamespace: {
+    doc: 'Prefix of the RabbitMQ exchange and queues, so installations can share a broker',
+    format: String,
+    default: 'switchboard',
+    env: 'BUS_NAMESPACE',
+  },
+  busRelayBatchSize: {
+    doc: 'Outbox rows the relay claims at once (and the window of unconfirmed broker publishes)',
+    format: 'nat',
+    default: 500,
+    env: 'BUS_RELAY_BATCH_SIZE',
+  },
+  busPollIntervalMs: {
+    doc: 'How often the relay looks at the outbox when no NOTIFY woke it (a safety net)',
+    format: 'nat',
+    default: 2000,
+    env: 'BUS_POLL_INTERVAL_MS',
+  },
+  busLeaseSeconds: {
+    doc: 'How long a claimed outbox row is reserved for one relay before another may take it',
+    format: 'nat',
+    default: 60,
+    env: 'BUS_LEASE_SECONDS',
+  },
+  busMaxInFlight: {
+    doc: 'Messages handed to in-process consumers at once (without a broker)',
+    format: 'nat',
+    default: 1000,
+    env: 'BUS_MAX_IN_FLIGHT',
+  },
+  busInboxRetentionDays: {
+    doc: 'Days a consumer remembers a handled message id (must outlast any redelivery)',
+    format: 'nat',
+    default: 7,
+    env: 'BUS_INBOX_RETENTION_DAYS',
+  },
+  busDefaultAttempts: { doc: 'Deliveries of a failing message before it is dead-lettered', format: 'nat', default: 5, env: 'BUS_DEFAULT_ATTEMPTS' },
+  busBackoffInitialMs: { doc: 'First retry delay; doubles on each attempt', format: 'nat', default: 1000, env: 'BUS_BACKOFF_INITIAL_MS' },
+  busBackoffMaxMs: { doc: 'Longest retry delay', format: 'nat', default: 300000, env: 'BUS_BACKOFF_MAX_MS' },
 } satisfies ConvictSchema;
 
 export interface CoreConfig {
@@ -116,4 +155,13 @@ export interface CoreConfig {
   bodyLimit: string;
   shutdownTimeoutMs: number;
   authCacheTtlMs: number;
+  busNamespace: string;
+  busRelayBatchSize: number;
+  busPollIntervalMs: number;
+  busLeaseSeconds: number;
+  busMaxInFlight: number;
+  busInboxRetentionDays: number;
+  busDefaultAttempts: number;
+  busBackoffInitialMs: number;
+  busBackoffMaxMs: number;
 }

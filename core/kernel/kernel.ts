@@ -20,6 +20,9 @@ import { installedPluginDirs, loadPlugins, type LoadedPlugin, type PluginSource 
 import { isServiceRef, type ServiceFactory, type ServiceRef } from '../plugin/service-ref';
 import { coreServices, type ProcessRole } from '../services/core-services';
 import { adminRoutes } from '../tenancy/admin-routes';
+import { Bus } from '../bus/bus';
+import { DeadLetter, InboxRow, OutboxRow } from '../bus/bus-entities';
+import { deadLetterRoutes } from '../bus/dead-letter-routes';
 import { ApiToken } from '../tenancy/api-token.entity';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { Tenant } from '../tenancy/tenant.entity';
@@ -65,6 +68,7 @@ export class Kernel {
     readonly plugins: LoadedPlugin[],
     readonly orm: MikroORM,
     readonly tenants: TenantDirectory,
+    readonly bus: Bus,
     readonly container: DependencyContainer,
     private readonly database: EmbeddedDatabase | undefined,
   ) {}
@@ -98,7 +102,7 @@ export class Kernel {
       ];
       orm = createOrm({
         clientUrl,
-        entities: [Tenant, ApiToken, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
+        entities: [Tenant, ApiToken, OutboxRow, InboxRow, DeadLetter, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
         migrations,
         poolMax: config.core.databasePoolMax,
         logger,
@@ -111,9 +115,23 @@ export class Kernel {
       }
 
       const tenants = new TenantDirectory(orm, config.core.authCacheTtlMs);
-      const kernel = new Kernel(options, config, logger, plugins, orm, tenants, rootContainer.createChildContainer(), database);
+      const bus = new Bus(orm, tenants, logger, {
+        databaseUrl: clientUrl,
+        amqpUrl: config.core.amqpUrl,
+        namespace: config.core.busNamespace,
+        relayBatchSize: config.core.busRelayBatchSize,
+        pollIntervalMs: config.core.busPollIntervalMs,
+        leaseSeconds: config.core.busLeaseSeconds,
+        maxInFlight: config.core.busMaxInFlight,
+        inboxRetentionDays: config.core.busInboxRetentionDays,
+        defaultAttempts: config.core.busDefaultAttempts,
+        backoffInitialMs: config.core.busBackoffInitialMs,
+        backoffMaxMs: config.core.busBackoffMaxMs,
+      });
+      const kernel = new Kernel(options, config, logger, plugins, orm, tenants, bus, rootContainer.createChildContainer(), database);
       kernel.readiness.add({ name: 'database', check: async () => void (await orm!.em.fork().getConnection().execute('select 1')) });
-      for (const route of adminRoutes(tenants)) kernel.registry.add('core', route);
+      if (config.core.amqpUrl) kernel.readiness.add({ name: 'broker', check: () => bus.checkBroker() });
+      for (const route of [...adminRoutes(tenants), ...deadLetterRoutes(orm, bus.outbox)]) kernel.registry.add('core', route);
       await kernel.initPlugins(extensions, serviceProviders);
       return kernel;
     } catch (error) {
@@ -130,6 +148,7 @@ export class Kernel {
       await hook();
     }
     this.registry.seal();
+    await this.bus.start(this.options.role);
     if (this.options.role === 'serve' || this.options.role === 'start') {
       const server = new HttpServer(
         createExpressApp({
@@ -140,6 +159,7 @@ export class Kernel {
           logger: this.logger,
           bodyLimit: this.config.core.bodyLimit,
           trustProxy: this.config.core.trustProxy,
+          openApi: { baseDomain: this.config.core.baseDomain, port: this.config.core.port },
           isDraining: () => server.isDraining(),
         }),
       );
@@ -160,6 +180,7 @@ export class Kernel {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.server?.drain(this.config.core.shutdownTimeoutMs);
+      await this.bus.stop();
       for (const { pluginId, hook } of [...this.stopHooks].reverse()) {
         try {
           await hook();
@@ -231,6 +252,7 @@ export class Kernel {
   private registerPluginServices(scoped: DependencyContainer, pluginId: string): void {
     scoped.register(coreServices.logger.id, { useValue: this.logger.child({ plugin: pluginId }) });
     scoped.register(coreServices.http.id, { useValue: { route: (route) => this.registry.add(pluginId, route) } satisfies import('../services/core-services').HttpService });
+    scoped.register(coreServices.bus.id, { useValue: this.bus.serviceFor(pluginId) });
     scoped.register(coreServices.config.id, { useValue: { get: (key: string) => this.config.get(`${pluginId}.${key}`) } });
     scoped.register(coreServices.lifecycle.id, {
       useValue: {

@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger';
 import type { RouteDefinition } from '../http/route';
 import type { ReadinessCheck } from '../http/readiness';
 import { createServiceRef } from '../plugin/service-ref';
+import type { BusService } from '../bus/bus-types';
 
 export interface HttpService {
   /** Adds a route to the registry; its schemas drive validation and the OpenAPI document. */
@@ -58,4 +59,5 @@ export const coreServices = {
   tenant: createServiceRef<TenantService>('core.tenant'),
   lifecycle: createServiceRef<LifecycleService>('core.lifecycle'),
   readiness: createServiceRef<ReadinessService>('core.readiness'),
+  bus: createServiceRef<BusService>('core.bus'),
 };

@@ -30,6 +30,7 @@ interface CacheEntry<T> {
  */
 export class TenantDirectory {
   private readonly tenants = new Map<string, CacheEntry<TenantRef | null>>();
+  private readonly tenantsByUuid = new Map<string, CacheEntry<TenantRef | null>>();
   private readonly tokens = new Map<string, CacheEntry<AuthenticatedToken | null>>();
 
   constructor(
@@ -89,6 +90,14 @@ export class TenantDirectory {
   async findTenant(slug: string): Promise<TenantRef | null> {
     return this.cached(this.tenants, slug, async () => {
       const tenant = await this.orm.em.fork().findOne(Tenant, { slug });
+      return tenant ? { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name } : null;
+    });
+  }
+
+  /** The tenant with this uuid, or null (bus messages carry only the uuid). */
+  async findTenantByUuid(uuid: string): Promise<TenantRef | null> {
+    return this.cached(this.tenantsByUuid, uuid, async () => {
+      const tenant = await this.orm.em.fork().findOne(Tenant, { uuid });
       return tenant ? { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name } : null;
     });
   }

@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import amqp from 'amqplib';
 import supertest from 'supertest';
+import { topology } from '../bus/transports/amqp-transport';
 import Transport from 'winston-transport';
 import { Kernel } from '../kernel/kernel';
 import type { PluginSource } from '../plugin/plugin-source';
@@ -74,6 +76,8 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
         databasePoolMax: 5,
         dataDir,
         adminToken,
+        // Kernels of parallel tests may share one broker: each gets its own exchange and queues.
+        busNamespace: `sbtest-${crypto.randomBytes(4).toString('hex')}`,
         logLevel: process.env.LOG_LEVEL ?? 'info',
         ...options.config,
       },
@@ -106,10 +110,26 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     logs,
     stop: async () => {
       await kernel.stop();
+      await removeBrokerTopology(kernel);
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Deletes the test kernel's exchange and queues, so test runs leave the broker as they found it. */
+async function removeBrokerTopology(kernel: Kernel): Promise<void> {
+  const url = kernel.config.core.amqpUrl;
+  if (!url) return;
+  const names = topology(kernel.config.core.busNamespace);
+  const connection = await amqp.connect(url);
+  try {
+    const channel = await connection.createChannel();
+    for (const consumer of kernel.bus.consumers) await channel.deleteQueue(names.queue(consumer.name));
+    await channel.deleteExchange(names.exchange);
+  } finally {
+    await connection.close();
+  }
 }
 
 function apiClient(url: string, host: string, token?: string): ApiClient {

@@ -1,0 +1,105 @@
+import type { Opt } from '@mikro-orm/core';
+import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { newUuid } from '../data/uuid';
+
+/**
+ * A message waiting to reach the broker (or the in-process consumers). Written in
+ * the publisher's transaction, so it exists only if that transaction commits; the
+ * relay deletes it once it is delivered. A retry is a new row aimed at one consumer.
+ */
+@Entity({
+  tableName: 'bus_outbox',
+  // Every committed insert wakes the relays (NOTIFY is delivered at commit, never for a rollback).
+  triggers: [{ name: 'bus_outbox_notify', timing: 'after', events: ['insert'], forEach: 'statement', body: "perform pg_notify('switchboard_outbox', ''); return null;" }],
+})
+@Index({ properties: ['dueAt'] })
+export class OutboxRow {
+  @PrimaryKey({ type: 'uuid' })
+  id: string & Opt = newUuid();
+
+  /** The logical message id: the same across retries, the key of the consumers' inbox. */
+  @Property({ type: 'uuid' })
+  messageId!: string;
+
+  @Property({ type: 'string', length: 255 })
+  topic!: string;
+
+  @Property({ type: 'json' })
+  payload!: unknown;
+
+  @Property({ type: 'json' })
+  headers: Record<string, string> & Opt = {};
+
+  @Property({ type: 'uuid', nullable: true })
+  tenantUuid: string | null = null;
+
+  /** A pending row with the same topic and key is replaced instead of adding another. */
+  @Property({ type: 'string', length: 255, nullable: true })
+  dedupeKey: string | null = null;
+
+  /** Set on retries and replays: only this consumer gets the message. */
+  @Property({ type: 'string', length: 255, nullable: true })
+  consumer: string | null = null;
+
+  @Property({ type: 'integer' })
+  attempt: number & Opt = 1;
+
+  @Property({ type: 'datetime' })
+  dueAt: Date & Opt = new Date();
+
+  /** A relay's lease: until then no other relay claims the row. */
+  @Property({ type: 'datetime', nullable: true })
+  lockedUntil: Date | null = null;
+
+  @Property({ type: 'datetime' })
+  createdAt: Date & Opt = new Date();
+}
+
+/** What each consumer has handled, recorded in the handler's own transaction. */
+@Entity({ tableName: 'bus_inbox' })
+@Index({ properties: ['handledAt'] })
+export class InboxRow {
+  @PrimaryKey({ type: 'string', length: 255 })
+  consumer!: string;
+
+  @PrimaryKey({ type: 'uuid' })
+  messageId!: string;
+
+  @Property({ type: 'datetime' })
+  handledAt: Date & Opt = new Date();
+}
+
+/** A message a consumer gave up on after its last attempt, kept for an operator to replay. */
+@Entity({ tableName: 'bus_dead_letters' })
+@Unique({ properties: ['consumer', 'messageId'] })
+export class DeadLetter {
+  @PrimaryKey({ type: 'uuid' })
+  id: string & Opt = newUuid();
+
+  @Property({ type: 'uuid' })
+  messageId!: string;
+
+  @Property({ type: 'string', length: 255 })
+  consumer!: string;
+
+  @Property({ type: 'string', length: 255 })
+  topic!: string;
+
+  @Property({ type: 'json' })
+  payload!: unknown;
+
+  @Property({ type: 'json' })
+  headers: Record<string, string> & Opt = {};
+
+  @Property({ type: 'uuid', nullable: true })
+  tenantUuid: string | null = null;
+
+  @Property({ type: 'integer' })
+  attempts!: number;
+
+  @Property({ type: 'text' })
+  error!: string;
+
+  @Property({ type: 'datetime' })
+  createdAt: Date & Opt = new Date();
+}

@@ -1,0 +1,81 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantRef } from '../context/request-context';
+
+export interface BusMessage<T = unknown> {
+  /** The logical message id: the same on every attempt, so handlers can use it as an idempotency key. */
+  id: string;
+  topic: string;
+  payload: T;
+  headers: Record<string, string>;
+  /** The tenant whose work this is; the handler runs as that tenant. */
+  tenant?: TenantRef;
+  /** 1 on first delivery, then 2, 3, ... on retries. */
+  attempt: number;
+}
+
+export interface PublishOptions {
+  /** Deliver no earlier than this many milliseconds after commit. */
+  delay?: number;
+  /** Deliver no earlier than this time. */
+  at?: Date;
+  /** A pending, undelivered message with the same topic and key is replaced (a newer deadline supersedes an older one). */
+  key?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RetryPolicy {
+  /** Deliveries in all, the first included; after the last the message is dead-lettered. */
+  attempts: number;
+  /** Exponential backoff: initialMs * factor^(attempt-1), capped at maxMs. */
+  backoff: { initialMs: number; factor: number; maxMs: number };
+}
+
+export interface ConsumerOptions {
+  /** Unique within the plugin; the kernel prefixes the plugin id. */
+  name: string;
+  /** Topics, with AMQP wildcards: `*` one word, `#` any number of words (words are dot-separated). */
+  topics: string[];
+  /** Handlers of this consumer running at once in one process (default 1). */
+  concurrency?: number;
+  retry?: Partial<Omit<RetryPolicy, 'backoff'>> & { backoff?: Partial<RetryPolicy['backoff']> };
+}
+
+export interface ConsumerContext {
+  /** The handler's transaction: its writes, its publishes and the inbox record commit together. */
+  em: EntityManager;
+}
+
+export type MessageHandler<T = any> = (message: BusMessage<T>, context: ConsumerContext) => void | Promise<void>;
+
+export interface BusService {
+  /**
+   * Writes the message to the outbox in the current transaction (a write request or
+   * a consumer's handler): nothing is delivered unless that transaction commits.
+   * Returns the message id.
+   */
+  publish(topic: string, payload: unknown, options?: PublishOptions): Promise<string>;
+  /** Registers a consumer (at init). It runs in `worker` and `start` processes. */
+  consume<T = unknown>(options: ConsumerOptions, handler: MessageHandler<T>): void;
+}
+
+export interface RegisteredConsumer {
+  /** `<plugin>.<name>` */
+  name: string;
+  topics: string[];
+  concurrency: number;
+  retry: RetryPolicy;
+  handler: MessageHandler;
+}
+
+/** A claimed outbox row, as the transports carry it. */
+export interface Envelope {
+  rowId: string;
+  messageId: string;
+  topic: string;
+  payload: unknown;
+  headers: Record<string, string>;
+  tenantUuid: string | null;
+  /** Only this consumer gets it (a retry or a replay). */
+  consumer: string | null;
+  attempt: number;
+}

@@ -1,0 +1,178 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { currentTenant } from '../context/request-context';
+import type { Logger } from '../logging/logger';
+import type { ProcessRole } from '../services/core-services';
+import type { TenantDirectory } from '../tenancy/tenant-directory';
+import { BootError } from '../kernel/boot-error';
+import type { BusService, ConsumerOptions, MessageHandler, PublishOptions, RegisteredConsumer } from './bus-types';
+import { Delivery } from './delivery';
+import { OutboxStore } from './outbox-store';
+import { Relay } from './relay';
+import { isValidTopic, isValidTopicPattern } from './topic-pattern';
+import { AmqpTransport } from './transports/amqp-transport';
+import { InProcessTransport } from './transports/in-process-transport';
+import type { Transport } from './transports/transport';
+
+export interface BusSettings {
+  databaseUrl: string;
+  amqpUrl: string;
+  namespace: string;
+  relayBatchSize: number;
+  pollIntervalMs: number;
+  leaseSeconds: number;
+  maxInFlight: number;
+  inboxRetentionDays: number;
+  defaultAttempts: number;
+  backoffInitialMs: number;
+  backoffMaxMs: number;
+}
+
+const CONSUMER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
+
+/**
+ * The bus of one kernel: the outbox publishers write to, the consumers plugins
+ * register, and, once started, the relay and the transport (RabbitMQ with AMQP_URL,
+ * in-process without).
+ *
+ * Who runs what: `worker` and `start` run the consumers and the relay; `serve` runs
+ * the relay only with a broker (in-process delivery needs the consumers at hand).
+ */
+export class Bus {
+  readonly consumers: RegisteredConsumer[] = [];
+  readonly outbox: OutboxStore;
+  private readonly delivery: Delivery;
+  private transport?: Transport;
+  private relay?: Relay;
+  private pruneTimer?: NodeJS.Timeout;
+  private sealed = false;
+
+  constructor(
+    private readonly orm: MikroORM,
+    tenants: TenantDirectory,
+    private readonly logger: Logger,
+    private readonly settings: BusSettings,
+  ) {
+    this.outbox = new OutboxStore(orm, settings.leaseSeconds);
+    this.delivery = new Delivery(orm, this.outbox, tenants, logger.child({ component: 'bus' }));
+  }
+
+  /** The `bus` service as one plugin sees it: its consumer names are prefixed with its id. */
+  serviceFor(pluginId: string): BusService {
+    return {
+      publish: (topic, payload, options) => this.publish(topic, payload, options),
+      consume: (options, handler) => this.register(pluginId, options, handler),
+    };
+  }
+
+  async publish(topic: string, payload: unknown, options: PublishOptions = {}): Promise<string> {
+    if (!isValidTopic(topic)) throw new Error(`invalid topic "${topic}": dot-separated words of letters, digits, "_" and "-"`);
+    let em;
+    try {
+      em = this.orm.em.getContext();
+    } catch {
+      em = undefined;
+    }
+    if (!em?.isInTransaction()) {
+      throw new Error('bus.publish() must run inside a transaction (a write request or a consumer handler), so the message commits with the data');
+    }
+    return this.outbox.insert(em as never, {
+      topic,
+      payload,
+      headers: options.headers,
+      tenantUuid: currentTenant()?.uuid ?? null,
+      dedupeKey: options.key ?? null,
+      delayMs: options.delay,
+      at: options.at,
+    });
+  }
+
+  private register(pluginId: string, options: ConsumerOptions, handler: MessageHandler): void {
+    if (this.sealed) throw new BootError(`plugin "${pluginId}" registered consumer "${options.name}" after start; register consumers in init`);
+    if (!CONSUMER_NAME.test(options.name)) throw new BootError(`plugin "${pluginId}": consumer name "${options.name}" must be lower-case letters, digits, "-" and "_"`);
+    const name = `${pluginId}.${options.name}`;
+    if (this.consumers.some((c) => c.name === name)) throw new BootError(`plugin "${pluginId}" registers consumer "${options.name}" twice`);
+    const invalid = options.topics.find((topic) => !isValidTopicPattern(topic));
+    if (options.topics.length === 0 || invalid !== undefined) {
+      throw new BootError(`consumer "${name}": topics must be a non-empty list of topic patterns${invalid !== undefined ? ` ("${invalid}" is not one)` : ''}`);
+    }
+    this.consumers.push({
+      name,
+      topics: [...options.topics],
+      concurrency: Math.max(1, options.concurrency ?? 1),
+      retry: {
+        attempts: Math.max(1, options.retry?.attempts ?? this.settings.defaultAttempts),
+        backoff: {
+          initialMs: options.retry?.backoff?.initialMs ?? this.settings.backoffInitialMs,
+          factor: options.retry?.backoff?.factor ?? 2,
+          maxMs: options.retry?.backoff?.maxMs ?? this.settings.backoffMaxMs,
+        },
+      },
+      handler,
+    });
+  }
+
+  async start(role: ProcessRole): Promise<void> {
+    this.sealed = true;
+    if (role === 'cli') return;
+    const consumes = role === 'worker' || role === 'start';
+    const wake = () => this.relay?.signal.notify();
+    if (this.settings.amqpUrl) {
+      const amqp = new AmqpTransport(this.settings.amqpUrl, this.settings.namespace, this.consumers, this.delivery, this.outbox, this.logger.child({ component: 'bus' }), this.settings.relayBatchSize, wake);
+      this.transport = amqp;
+      await amqp.connect();
+    } else if (consumes) {
+      this.transport = new InProcessTransport(this.consumers, this.delivery, this.outbox, this.logger.child({ component: 'bus' }), this.settings.maxInFlight, wake);
+    } else {
+      return; // serve without a broker: messages wait in the outbox for a worker
+    }
+    if (consumes) {
+      await this.transport.startConsuming();
+      this.schedulePrune();
+    }
+    this.relay = new Relay(
+      this.outbox,
+      this.transport,
+      { databaseUrl: this.settings.databaseUrl, batchSize: this.settings.relayBatchSize, pollIntervalMs: this.settings.pollIntervalMs },
+      this.logger.child({ component: 'relay' }),
+    );
+    this.relay.start();
+  }
+
+  /** For /readyz: throws while the broker is configured but not connected. */
+  async checkBroker(): Promise<void> {
+    await this.transport?.check();
+    if (this.settings.amqpUrl && !this.transport) throw new Error('broker not started');
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.pruneTimer);
+    await this.relay?.stop();
+    await this.transport?.stop();
+  }
+
+  /** The inbox only needs to outlive redeliveries; older records are pruned in batches. */
+  private schedulePrune(): void {
+    const prune = async () => {
+      try {
+        const em = this.orm.em.fork();
+        let removed: number;
+        do {
+          const result: any = await em
+            .getConnection()
+            .execute(
+              `delete from bus_inbox where ctid in (select ctid from bus_inbox where handled_at < clock_timestamp() - (? * interval '1 day') limit 5000)`,
+              [this.settings.inboxRetentionDays],
+              'run',
+            );
+          removed = result.affectedRows ?? 0;
+        } while (removed === 5000);
+      } catch (error) {
+        this.logger.warn('inbox pruning failed', { error: String(error) });
+      }
+      this.pruneTimer = setTimeout(prune, 60 * 60 * 1000);
+      this.pruneTimer.unref();
+    };
+    this.pruneTimer = setTimeout(prune, 60_000);
+    this.pruneTimer.unref();
+  }
+}

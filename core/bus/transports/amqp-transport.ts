@@ -1,0 +1,208 @@
+import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import type { Logger } from '../../logging/logger';
+import type { Envelope, RegisteredConsumer } from '../bus-types';
+import type { Delivery } from '../delivery';
+import type { OutboxStore } from '../outbox-store';
+import { Semaphore } from '../semaphore';
+import type { Transport } from './transport';
+
+// The topic travels in a header too: a retry is sent straight to one queue, so its routing key is the queue's name.
+const HEADER = { tenant: 'x-switchboard-tenant', attempt: 'x-switchboard-attempt', consumer: 'x-switchboard-consumer', topic: 'x-switchboard-topic' };
+
+/** The broker objects of one installation: `<namespace>` exchange, `<namespace>.<consumer>` queues. */
+export const topology = (namespace: string) => ({
+  exchange: namespace,
+  queue: (consumer: string) => `${namespace}.${consumer}`,
+});
+
+/**
+ * RabbitMQ: a durable topic exchange, one durable quorum queue per consumer bound to
+ * its topics, persistent messages published on a confirm channel. Rows leave the
+ * outbox only after the broker confirms them. When the broker goes away the transport
+ * reports no capacity (rows wait in the outbox) and reconnects with backoff.
+ */
+export class AmqpTransport implements Transport {
+  readonly name = 'amqp' as const;
+  private connection?: ChannelModel;
+  private publisher?: ConfirmChannel;
+  private consumerChannels: Channel[] = [];
+  private consuming = false;
+  private stopped = false;
+  private reconnectDelayMs = 500;
+  private reconnectTimer?: NodeJS.Timeout;
+  private readonly semaphores = new Map<string, Semaphore>();
+  private readonly inHandlers = new Set<Promise<unknown>>();
+
+  private readonly names: ReturnType<typeof topology>;
+
+  constructor(
+    private readonly url: string,
+    namespace: string,
+    private readonly consumers: readonly RegisteredConsumer[],
+    private readonly delivery: Delivery,
+    private readonly outbox: OutboxStore,
+    private readonly logger: Logger,
+    private readonly batchSize: number,
+    private readonly onCapacity: () => void,
+  ) {
+    for (const consumer of consumers) this.semaphores.set(consumer.name, new Semaphore(consumer.concurrency));
+    this.names = topology(namespace);
+  }
+
+  /** Connects in the background; boot does not wait for a broker that is down. */
+  async connect(): Promise<void> {
+    try {
+      await this.open();
+    } catch (error) {
+      this.logger.warn('cannot reach the broker; retrying', { error: String(error) });
+      this.scheduleReconnect();
+    }
+  }
+
+  async startConsuming(): Promise<void> {
+    this.consuming = true;
+    if (this.connection) await this.consume(this.connection);
+  }
+
+  capacity(): number {
+    return this.publisher ? this.batchSize : 0;
+  }
+
+  async send(envelopes: Envelope[]): Promise<void> {
+    const channel = this.publisher;
+    const ids = envelopes.map((e) => e.rowId);
+    if (!channel) {
+      await this.outbox.release(ids);
+      return;
+    }
+    try {
+      for (const envelope of envelopes) {
+        const content = Buffer.from(JSON.stringify(envelope.payload ?? null));
+        const options = {
+          persistent: true,
+          messageId: envelope.messageId,
+          contentType: 'application/json',
+          timestamp: Math.floor(Date.now() / 1000),
+          headers: {
+            ...envelope.headers,
+            [HEADER.attempt]: envelope.attempt,
+            [HEADER.topic]: envelope.topic,
+            ...(envelope.tenantUuid ? { [HEADER.tenant]: envelope.tenantUuid } : {}),
+            ...(envelope.consumer ? { [HEADER.consumer]: envelope.consumer } : {}),
+          },
+        };
+        // A retry goes to its consumer's queue alone; a new message to every bound queue.
+        if (envelope.consumer) channel.sendToQueue(this.names.queue(envelope.consumer), content, options);
+        else channel.publish(this.names.exchange, envelope.topic, content, options);
+      }
+      await channel.waitForConfirms();
+    } catch (error) {
+      await this.outbox.release(ids).catch(() => {});
+      throw error;
+    }
+    await this.outbox.complete(ids);
+  }
+
+  async check(): Promise<void> {
+    if (!this.publisher) throw new Error('broker not connected');
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.consuming = false;
+    clearTimeout(this.reconnectTimer);
+    for (const channel of this.consumerChannels) await channel.close().catch(() => {});
+    await Promise.allSettled([...this.inHandlers]);
+    await this.connection?.close().catch(() => {});
+    this.connection = undefined;
+    this.publisher = undefined;
+  }
+
+  private async open(): Promise<void> {
+    const connection = await amqp.connect(this.url, { clientProperties: { connection_name: `switchboard ${process.pid}` } });
+    connection.on('error', (error) => this.logger.warn('broker connection error', { error: String(error) }));
+    connection.on('close', () => {
+      if (this.connection !== connection) return;
+      this.connection = undefined;
+      this.publisher = undefined;
+      this.consumerChannels = [];
+      if (!this.stopped) {
+        this.logger.warn('broker connection closed; reconnecting');
+        this.scheduleReconnect();
+      }
+    });
+    const publisher = await connection.createConfirmChannel();
+    publisher.on('error', (error) => this.logger.warn('broker channel error', { error: String(error) }));
+    // Declared by every process, publisher included: a message published before any
+    // worker started still finds its queues.
+    await publisher.assertExchange(this.names.exchange, 'topic', { durable: true });
+    for (const consumer of this.consumers) {
+      await publisher.assertQueue(this.names.queue(consumer.name), { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+      for (const topic of consumer.topics) await publisher.bindQueue(this.names.queue(consumer.name), this.names.exchange, topic);
+    }
+    this.connection = connection;
+    this.publisher = publisher;
+    this.reconnectDelayMs = 500;
+    if (this.consuming) await this.consume(connection);
+    this.logger.info('connected to the broker');
+    this.onCapacity();
+  }
+
+  private async consume(connection: ChannelModel): Promise<void> {
+    for (const consumer of this.consumers) {
+      const channel = await connection.createChannel();
+      channel.on('error', (error) => this.logger.warn('consumer channel error', { consumer: consumer.name, error: String(error) }));
+      // Prefetch twice the concurrency: the next messages are at hand when a handler finishes.
+      await channel.prefetch(consumer.concurrency * 2);
+      await channel.consume(this.names.queue(consumer.name), (message) => message && this.handle(channel, consumer, message), { noAck: false });
+      this.consumerChannels.push(channel);
+    }
+  }
+
+  private handle(channel: Channel, consumer: RegisteredConsumer, message: ConsumeMessage): void {
+    const headers = { ...(message.properties.headers ?? {}) } as Record<string, unknown>;
+    const envelope: Envelope = {
+      rowId: '',
+      messageId: String(message.properties.messageId),
+      topic: String(headers[HEADER.topic] ?? message.fields.routingKey),
+      payload: JSON.parse(message.content.toString('utf8')),
+      headers: {},
+      tenantUuid: (headers[HEADER.tenant] as string | undefined) ?? null,
+      consumer: (headers[HEADER.consumer] as string | undefined) ?? null,
+      attempt: Number(headers[HEADER.attempt] ?? 1),
+    };
+    for (const [key, value] of Object.entries(headers)) if (!Object.values(HEADER).includes(key)) envelope.headers[key] = String(value);
+    const run = this.semaphores
+      .get(consumer.name)!
+      .run(() => this.delivery.deliver(consumer, envelope))
+      .then(
+        () => channel.ack(message),
+        async (error) => {
+          // Delivery itself failed (the database is down): put it back after a pause.
+          this.logger.warn('delivery failed; requeueing', { consumer: consumer.name, error: String(error) });
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          channel.nack(message, false, true);
+        },
+      )
+      .catch(() => {
+        /* the channel closed under us: the broker redelivers the message */
+      })
+      .finally(() => this.inHandlers.delete(run));
+    this.inHandlers.add(run);
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    const delay = this.reconnectDelayMs;
+    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 30_000);
+    this.reconnectTimer = setTimeout(async () => {
+      this.reconnectTimer = undefined;
+      try {
+        await this.open();
+      } catch (error) {
+        this.logger.debug('broker reconnect failed', { error: String(error), retry_in_ms: this.reconnectDelayMs });
+        this.scheduleReconnect();
+      }
+    }, delay);
+  }
+}
