@@ -194,7 +194,7 @@ export class AmqpTransport implements Transport {
   private scheduleReconnect(): void {
     if (this.stopped || this.reconnectTimer) return;
     const delay = this.reconnectDelayMs;
-    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 30_000);
+    this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, 10_000);
     this.reconnectTimer = setTimeout(async () => {
       this.reconnectTimer = undefined;
       try {

@@ -8,6 +8,7 @@ export interface Effect {
   attempt: number;
   tenant_uuid: string | null;
   pid: number;
+  label: string;
   handled_at: string;
 }
 
