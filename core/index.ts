@@ -29,6 +29,10 @@ export {
 } from './http/http-errors';
 export * from './http/schemas';
 export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, MessageHandler, RetryPolicy } from './bus/bus-types';
+export { defineSecretColumn, type SecretColumn, type SecretColumnSpec } from './secrets/secret-column';
+export type { SecretsService } from './secrets/secrets';
+export type { SecretContext } from './secrets/secret-context';
+export { SecretDecryptionError, type SecretDecryptionFailure } from './secrets/secret-decryption-error';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';

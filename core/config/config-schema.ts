@@ -1,4 +1,5 @@
 import type convict from 'convict';
+import { secretsConfigSchema, type SecretsConfig } from '../secrets/secrets-config';
 
 /** A convict schema object: what the core and each plugin's `config` slice are written in. */
 export type ConvictSchema = convict.Schema<any>;
@@ -134,9 +135,10 @@ export const coreConfigSchema = {
   busDefaultAttempts: { doc: 'Deliveries of a failing message before it is dead-lettered', format: 'nat', default: 5, env: 'BUS_DEFAULT_ATTEMPTS' },
   busBackoffInitialMs: { doc: 'First retry delay; doubles on each attempt', format: 'nat', default: 1000, env: 'BUS_BACKOFF_INITIAL_MS' },
   busBackoffMaxMs: { doc: 'Longest retry delay', format: 'nat', default: 300000, env: 'BUS_BACKOFF_MAX_MS' },
+  ...secretsConfigSchema,
 } satisfies ConvictSchema;
 
-export interface CoreConfig {
+export interface CoreConfig extends SecretsConfig {
   port: number;
   host: string;
   baseDomain: string;

@@ -23,6 +23,8 @@ import { adminRoutes } from '../tenancy/admin-routes';
 import { Bus } from '../bus/bus';
 import { DeadLetter, InboxRow, OutboxRow } from '../bus/bus-entities';
 import { deadLetterRoutes } from '../bus/dead-letter-routes';
+import { createSecrets } from '../secrets/create-secrets';
+import type { Secrets } from '../secrets/secrets';
 import { ApiToken } from '../tenancy/api-token.entity';
 import { TenantDirectory } from '../tenancy/tenant-directory';
 import { Tenant } from '../tenancy/tenant.entity';
@@ -69,6 +71,7 @@ export class Kernel {
     readonly orm: MikroORM,
     readonly tenants: TenantDirectory,
     readonly bus: Bus,
+    readonly secrets: Secrets,
     readonly container: DependencyContainer,
     private readonly database: EmbeddedDatabase | undefined,
   ) {}
@@ -86,6 +89,8 @@ export class Kernel {
     const extensions = collectExtensions(plugins);
     const serviceProviders = collectServiceProviders(plugins);
     checkDeps(plugins, serviceProviders);
+    // Before the database starts, so a bad or missing key stops boot at once.
+    const secrets = createSecrets(config.core, { dataDir: config.core.dataDir, embedded: !config.core.databaseUrl, logger });
 
     let database: EmbeddedDatabase | undefined;
     let clientUrl = config.core.databaseUrl;
@@ -128,7 +133,7 @@ export class Kernel {
         backoffInitialMs: config.core.busBackoffInitialMs,
         backoffMaxMs: config.core.busBackoffMaxMs,
       });
-      const kernel = new Kernel(options, config, logger, plugins, orm, tenants, bus, rootContainer.createChildContainer(), database);
+      const kernel = new Kernel(options, config, logger, plugins, orm, tenants, bus, secrets, rootContainer.createChildContainer(), database);
       kernel.readiness.add({ name: 'database', check: async () => void (await orm!.em.fork().getConnection().execute('select 1')) });
       if (config.core.amqpUrl) kernel.readiness.add({ name: 'broker', check: () => bus.checkBroker() });
       for (const route of [...adminRoutes(tenants), ...deadLetterRoutes(orm, bus.outbox)]) kernel.registry.add('core', route);
@@ -234,6 +239,7 @@ export class Kernel {
         orm,
       },
     });
+    this.container.register(coreServices.secrets.id, { useValue: this.secrets });
     this.container.register(coreServices.rootConfig.id, { useValue: Object.freeze({ ...this.config.core }) });
     this.container.register(coreServices.tenant.id, {
       useValue: {

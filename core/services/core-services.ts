@@ -6,6 +6,7 @@ import type { RouteDefinition } from '../http/route';
 import type { ReadinessCheck } from '../http/readiness';
 import { createServiceRef } from '../plugin/service-ref';
 import type { BusService } from '../bus/bus-types';
+import type { SecretsService } from '../secrets/secrets';
 
 export interface HttpService {
   /** Adds a route to the registry; its schemas drive validation and the OpenAPI document. */
@@ -60,4 +61,5 @@ export const coreServices = {
   lifecycle: createServiceRef<LifecycleService>('core.lifecycle'),
   readiness: createServiceRef<ReadinessService>('core.readiness'),
   bus: createServiceRef<BusService>('core.bus'),
+  secrets: createServiceRef<SecretsService>('core.secrets'),
 };

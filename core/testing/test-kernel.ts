@@ -76,6 +76,7 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
         databasePoolMax: 5,
         dataDir,
         adminToken,
+        secretsKey: crypto.randomBytes(32).toString('base64'),
         // Kernels of parallel tests may share one broker: each gets its own exchange and queues.
         busNamespace: `sbtest-${crypto.randomBytes(4).toString('hex')}`,
         logLevel: process.env.LOG_LEVEL ?? 'info',

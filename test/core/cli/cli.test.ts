@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import supertest from 'supertest';
@@ -6,6 +7,8 @@ import { createTestDatabase } from '../../../core/testing';
 import { startTestKernel } from '../../../core/testing';
 
 const run = promisify(execFile);
+/** With DATABASE_URL a key must be given (none is generated when several machines share the database). */
+const SECRETS_KEY = crypto.randomBytes(32).toString('base64');
 const ROOT = path.resolve(__dirname, '../../..');
 const EXAMPLES = path.join(ROOT, 'examples/plugins');
 
@@ -14,7 +17,7 @@ async function switchboard(args: string[], env: Record<string, string>) {
   try {
     const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SECRETS_KEY, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
