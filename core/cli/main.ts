@@ -1,10 +1,12 @@
 import 'reflect-metadata';
+import { Pool } from 'pg';
 import winston from 'winston';
 import { loadConfig } from '../config/load-config';
 import { BootError } from '../kernel/boot-error';
 import { Kernel, ROOT_DIR } from '../kernel/kernel';
 import { installedPluginDirs, loadPlugins } from '../plugin/plugin-source';
 import { HttpError } from '../http/http-errors';
+import { buildOpenApiDocument } from '../http/openapi';
 import type { Scope } from '../http/route';
 import type { ProcessRole } from '../services/core-services';
 import { parseArgs } from './args';
@@ -19,8 +21,10 @@ const HELP = `Usage: switchboard <command>
                             create a tenant; prints {"tenant":{uuid,slug,name},"token":"..."}
   token create <slug> [--name N] [--scopes read,write]
                             create a token for a tenant; prints {"token":"..."}
+  secrets rotate            re-encrypt every stored secret under the newest key of SECRETS_KEY
   plugins                   list the installed plugins in load order
   config                    print the effective configuration (secrets redacted)
+  openapi                   print the OpenAPI 3.1 document of the installed plugins' routes
   help                      this text
 
 Configuration comes from environment variables (PORT, DATABASE_URL, ...), config/*.json
@@ -53,12 +57,36 @@ export async function main(argv: string[]): Promise<number | void> {
           const { plaintext } = await kernel.tenants.createToken(arg, { name: stringFlag(flags.name), scopes });
           print({ token: plaintext });
         });
+      case 'secrets': {
+        if (sub !== 'rotate') return usage('secrets rotate');
+        let failed = 0;
+        await withKernel(async (kernel) => {
+          const pool = new Pool({ connectionString: kernel.orm.config.get('clientUrl'), max: 1 });
+          try {
+            const report = await kernel.secrets.rotateAll(pool, { logger: kernel.logger });
+            failed = report.failed;
+            print(report);
+          } finally {
+            await pool.end();
+          }
+        });
+        if (failed > 0) {
+          console.error(`switchboard: ${failed} secret(s) could not be decrypted and were left under their old key; keep that key in SECRETS_KEY`);
+          return 1;
+        }
+        return;
+      }
       case 'plugins': {
         const config = loadConfig({ lenient: true });
         const plugins = loadPlugins(installedPluginDirs(ROOT_DIR, config.core.pluginsPath), config.core.disabledPlugins);
         print(plugins.map(({ plugin, origin }) => ({ id: plugin.id, dependsOn: plugin.dependsOn ?? [], origin })));
         return;
       }
+      case 'openapi':
+        // The routes exist only once the plugins are initialised, which needs a kernel (and its database).
+        return await withKernel({ migrate: false }, async (kernel) => {
+          print(buildOpenApiDocument(kernel.registry.list(), { baseDomain: kernel.config.core.baseDomain, port: kernel.config.core.port }));
+        });
       case 'config': {
         const preliminary = loadConfig({ lenient: true });
         const plugins = loadPlugins(installedPluginDirs(ROOT_DIR, preliminary.core.pluginsPath), preliminary.core.disabledPlugins);
@@ -97,8 +125,12 @@ async function runServer(role: ProcessRole): Promise<void> {
 }
 
 /** Boots a kernel without HTTP (logs to stderr, so stdout carries only the JSON answer). */
-async function withKernel(run: (kernel: Kernel) => Promise<void>): Promise<void> {
+async function withKernel(run: (kernel: Kernel) => Promise<void>): Promise<void>;
+async function withKernel(options: { migrate: boolean }, run: (kernel: Kernel) => Promise<void>): Promise<void>;
+async function withKernel(...args: [(kernel: Kernel) => Promise<void>] | [{ migrate: boolean }, (kernel: Kernel) => Promise<void>]): Promise<void> {
+  const [options, run] = args.length === 1 ? [{}, args[0]] : args;
   const kernel = await Kernel.boot({
+    ...options,
     role: 'cli',
     logTransports: [new winston.transports.Console({ stderrLevels: ['error', 'warn', 'info', 'http', 'verbose', 'debug', 'silly'] })],
   });

@@ -15,6 +15,8 @@ import {
   ValidationError,
 } from './http-errors';
 import type { Readiness } from './readiness';
+import { buildOpenApiDocument, OPENAPI_PATH, type OpenApiOptions } from './openapi';
+import { docsPage } from './docs-page';
 import { Reply } from './route';
 import type { CompiledRoute, RouteRegistry } from './route-registry';
 
@@ -28,6 +30,8 @@ export interface ExpressAppOptions {
   trustProxy: boolean;
   /** Set while shutting down, so keep-alive clients are told to reconnect elsewhere. */
   isDraining: () => boolean;
+  /** Where the OpenAPI document says the API is. */
+  openApi: OpenApiOptions;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -59,6 +63,12 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
     const report = await options.readiness.report();
     res.status(report.ready ? 200 : 503).json({ status: report.ready ? 'ready' : 'unavailable', checks: report.checks });
   });
+  // Built once: the registry is sealed before the app is created.
+  const openApiJson = JSON.stringify(buildOpenApiDocument(options.registry.list(), options.openApi));
+  app.get(OPENAPI_PATH, (_req, res) => {
+    res.type('json').send(openApiJson);
+  });
+  app.use(docsPage(OPENAPI_PATH));
 
   for (const route of options.registry.list()) {
     if (route.auth === 'admin' && !options.authenticator.adminEnabled()) continue;
@@ -84,7 +94,9 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
       let body: unknown = undefined;
       if (route.validate.body) {
         if (req.body === undefined && hasBody(req)) throw new UnsupportedMediaTypeError();
-        body = req.body;
+        // No body at all reads as an empty object: optional members may be left out
+        // entirely, and missing required ones are named one by one.
+        body = req.body ?? {};
       }
       // One 422 names every problem, wherever it is.
       const problems = {

@@ -20,6 +20,9 @@ export class RouteRegistry {
   private sealed = false;
 
   add(pluginId: string, route: RouteDefinition<any, any, any>): void {
+    if (RESERVED_PATHS.some((reserved) => route.path === reserved || route.path.startsWith(`${reserved}/`))) {
+      throw new BootError(`plugin "${pluginId}" may not add route ${route.method} ${route.path}: the kernel serves that path`);
+    }
     if (this.sealed) throw new BootError(`plugin "${pluginId}" added route ${route.method} ${route.path} after the server started`);
     const key = routeKey(route.method, route.path);
     const clash = this.routes.find((existing) => routeKey(existing.method, existing.path) === key);
@@ -61,6 +64,9 @@ export class RouteRegistry {
     this.sealed = true;
   }
 }
+
+/** Paths the express app serves itself (health, the OpenAPI document, the docs page). */
+const RESERVED_PATHS = ['/healthz', '/readyz', '/api/v1/openapi.json', '/docs'];
 
 /** `/a/:id/b` and `/a/:other/b` are the same route. */
 function routeKey(method: string, path: string): string {

@@ -41,7 +41,7 @@ export interface KernelOptions {
   /** Config values that win over every other source. */
   config?: Record<string, unknown>;
   configDir?: string;
-  /** Apply pending migrations during boot; defaults to MIGRATE_ON_START for servers, false for the CLI. */
+  /** Apply pending migrations during boot; defaults to MIGRATE_ON_START (so `tenant create` works on a fresh install). */
   migrate?: boolean;
   logTransports?: winston.transport[];
 }

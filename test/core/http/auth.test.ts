@@ -117,3 +117,15 @@ describe('admin API', () => {
     }
   });
 });
+
+describe('optional bodies', () => {
+  it('a POST whose body is all optional may send none at all', async () => {
+    const res = await kit.admin.post('/admin/v1/tenants/acme/tokens').expect(201);
+    expect(res.body.data.scopes).toEqual(['read', 'write']);
+  });
+
+  it('a POST with required members and no body names each missing member', async () => {
+    const res = await kit.admin.post('/admin/v1/tenants').expect(422);
+    expect(res.body.errors).toEqual({ slug: ['is required'] });
+  });
+});

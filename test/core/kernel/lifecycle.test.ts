@@ -117,3 +117,14 @@ describe('kernel lifecycle', () => {
     await kit.stop();
   });
 });
+
+describe('reserved paths', () => {
+  it('refuses a plugin route on a path the kernel serves itself', async () => {
+    const sneaky = definePlugin({
+      id: 'sneaky',
+      deps: { http: coreServices.http },
+      init: ({ http }) => http.route({ method: 'GET', path: '/docs/extra', summary: 'x', handler: () => ({}) }),
+    });
+    await expect(startTestKernel({ plugins: [sneaky] })).rejects.toThrow('may not add route GET /docs/extra: the kernel serves that path');
+  });
+});

@@ -1,0 +1,420 @@
+import { STATUS_CODES } from 'node:http';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { DOCS_PATH } from './docs-page';
+import type { HttpMethod, RouteAuth, Scope } from './route';
+import type { CompiledRoute } from './route-registry';
+
+/** Where the express app serves the document (public, on any host). */
+export const OPENAPI_PATH = '/api/v1/openapi.json';
+
+export interface OpenApiOptions {
+  /** BASE_DOMAIN: tenants are `{tenant}.<baseDomain>`. */
+  baseDomain: string;
+  /** PORT the server listens on. */
+  port: number;
+  /** info.version; the spec fixes it at 1.0.0. */
+  version?: string;
+}
+
+type Json = Record<string, any>;
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: Json;
+  servers: Json[];
+  tags: Json[];
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Json; responses: Json; headers: Json; securitySchemes: Json };
+}
+
+/**
+ * One operation as the document describes it. Registry routes and the handful of
+ * routes express-app.ts mounts itself (health checks, this document, the docs page)
+ * both become this, so they are described by the same code.
+ */
+interface Operation {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: RouteAuth;
+  scope?: Scope;
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  bodyRequired: boolean;
+  status: number;
+  response?: TSchema;
+  /** Media type of the success body. */
+  mediaType: string;
+  /** Statuses this operation can answer besides those its auth and inputs imply. */
+  errors: number[];
+  /** Responses no shared component describes (e.g. /readyz's own 503). */
+  extraResponses?: Record<number, Json>;
+}
+
+/**
+ * The error answers every operation may give, as shared components. `schema` names
+ * the envelope of decisions.md that http-errors.ts / express-app.ts render for it.
+ */
+const ERROR_RESPONSES: Record<number, { name: string; description: string; schema: EnvelopeName }> = {
+  400: { name: 'BadRequest', description: 'The request body is not valid JSON (or the request was aborted).', schema: 'BadRequestEnvelope' },
+  401: { name: 'Unauthorized', description: 'No bearer token, or one that is unknown, revoked or of another tenant (or not the admin token).', schema: 'ErrorEnvelope' },
+  403: { name: 'Forbidden', description: 'The token lacks the scope this operation needs.', schema: 'ErrorEnvelope' },
+  404: { name: 'NotFound', description: 'The tenant of the Host header, or the addressed resource, does not exist.', schema: 'ErrorEnvelope' },
+  409: { name: 'Conflict', description: 'The request conflicts with the current state (a duplicate, or a limit reached).', schema: 'ErrorEnvelope' },
+  413: { name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (HTTP_BODY_LIMIT, 1 MiB by default).', schema: 'ErrorEnvelope' },
+  415: { name: 'UnsupportedMediaType', description: 'The request has a body that is not `application/json`, or an unsupported encoding or charset.', schema: 'ErrorEnvelope' },
+  422: { name: 'ValidationFailed', description: 'A path parameter, query parameter or body member is invalid; `errors` names each by its dotted path.', schema: 'ValidationErrorEnvelope' },
+  500: { name: 'InternalError', description: 'An unexpected error; quote `request_id` when reporting it.', schema: 'InternalErrorEnvelope' },
+  503: { name: 'ServiceUnavailable', description: 'The database (or another dependency) cannot be reached; retry later.', schema: 'ErrorEnvelope' },
+};
+
+type EnvelopeName = 'ErrorEnvelope' | 'ValidationErrorEnvelope' | 'BadRequestEnvelope' | 'InternalErrorEnvelope';
+
+const ENVELOPES: Record<EnvelopeName, Json> = {
+  ErrorEnvelope: {
+    type: 'object',
+    description: 'Most errors: 401, 403, 404, 409, 413, 415, 503 and any other 4xx/5xx a route declares.',
+    required: ['success', 'message', 'data'],
+    properties: {
+      success: { type: 'boolean', const: false },
+      message: { type: 'string' },
+      data: { type: 'array', maxItems: 0, description: 'Always empty.' },
+    },
+    examples: [{ success: false, message: 'Not found', data: [] }],
+  },
+  ValidationErrorEnvelope: {
+    type: 'object',
+    description: 'A 422: the messages of each invalid member, keyed by its dotted path (array items as `items.0.name`).',
+    required: ['message', 'errors'],
+    properties: {
+      message: { type: 'string', description: 'A summary naming the first invalid member.' },
+      errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
+    },
+    examples: [{ message: 'title is required', errors: { title: ['is required'] } }],
+  },
+  BadRequestEnvelope: {
+    type: 'object',
+    description: 'A 400: the body could not be parsed.',
+    required: ['success', 'message'],
+    properties: { success: { type: 'boolean', const: false }, message: { type: 'string' } },
+    examples: [{ success: false, message: 'Malformed JSON in request body' }],
+  },
+  InternalErrorEnvelope: {
+    type: 'object',
+    description: 'A 500: nothing of the error itself, only the request id to find it in the logs.',
+    required: ['success', 'message', 'request_id'],
+    properties: {
+      success: { type: 'boolean', const: false },
+      message: { type: 'string', const: 'Internal server error' },
+      request_id: { type: 'string', description: 'The `X-Request-Id` of the request.' },
+    },
+    examples: [{ success: false, message: 'Internal server error', request_id: '0198c0de-7a4e-7c1a-9f0e-3d2b1a0c9e8f' }],
+  },
+};
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  system: 'Health checks and this API description. Public, on any host.',
+  admin: 'The admin API: tenants, tokens and operator tools. On any host, with the ADMIN_TOKEN; present only while ADMIN_TOKEN is set.',
+};
+
+const ReadyReport = Type.Object({
+  status: Type.Union([Type.Literal('ready'), Type.Literal('unavailable')]),
+  checks: Type.Record(Type.String(), Type.Union([Type.Literal('up'), Type.Literal('down')]), { description: 'Each dependency, `up` or `down`.' }),
+});
+
+/** What express-app.ts mounts outside the registry; keep in step with it. */
+const BUILT_IN: Operation[] = [
+  builtIn({
+    path: '/healthz',
+    summary: 'Liveness check',
+    description: 'Answers 200 while the process runs; checks no dependency (see `/readyz`).',
+    response: Type.Object({ status: Type.Literal('ok') }),
+  }),
+  builtIn({
+    path: '/readyz',
+    summary: 'Readiness check',
+    description: 'Checks every dependency (the database, the message broker when one is configured); 503 while any is down.',
+    response: ReadyReport,
+    extraResponses: { 503: { description: 'A dependency is down.', content: { 'application/json': { schema: ReadyReport } } } },
+  }),
+  builtIn({
+    path: OPENAPI_PATH,
+    summary: 'This API description',
+    description: 'The OpenAPI 3.1 document of every route this server has.',
+    response: Type.Object({}, { description: 'An OpenAPI 3.1 document.' }),
+  }),
+  builtIn({
+    path: DOCS_PATH,
+    summary: 'Interactive API reference',
+    description: 'An HTML page rendering this document (Swagger UI, served locally). Open it on your tenant host for "Try it out" to reach the API.',
+    response: Type.String({ description: 'An HTML page.' }),
+    mediaType: 'text/html',
+  }),
+];
+
+/**
+ * The OpenAPI 3.1 document of the API, built from the route registry (DESIGN.md:
+ * the document, validation and the cross-tenant sweep share one source).
+ */
+export function buildOpenApiDocument(routes: readonly CompiledRoute[], options: OpenApiOptions): OpenApiDocument {
+  const components = new Components();
+  const operationIds = new Set<string>();
+  const paths: OpenApiDocument['paths'] = {};
+  const tagPlugins = new Map<string, Set<string>>();
+
+  const operations = [...BUILT_IN.map((op) => ({ op, pluginId: 'core' })), ...routes.map((route) => ({ op: fromRoute(route), pluginId: route.pluginId }))];
+  for (const { op, pluginId } of operations) {
+    for (const tag of op.tags) (tagPlugins.get(tag) ?? tagPlugins.set(tag, new Set()).get(tag)!).add(pluginId);
+    const path = openApiPath(op.path);
+    (paths[path] ??= {})[op.method.toLowerCase()] = describeOperation(op, uniqueOperationId(op, operationIds), components);
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchboard API',
+      version: options.version ?? '1.0.0',
+      description: apiDescription(options.baseDomain),
+      license: { name: 'Apache 2.0', identifier: 'Apache-2.0' },
+    },
+    servers: [
+      {
+        url: `http://{tenant}.${options.baseDomain}:${options.port}`,
+        description: 'A tenant host. Admin and public operations answer on any host, this one included.',
+        variables: { tenant: { default: 'acme', description: 'The slug of your tenant.' } },
+      },
+    ],
+    tags: [...tagPlugins].map(([name, plugins]) => ({ name, description: TAG_DESCRIPTIONS[name] ?? tagDescription(plugins) })),
+    paths,
+    components: {
+      schemas: components.schemas,
+      responses: components.responses,
+      headers: {
+        RequestId: {
+          description: 'The id of the request: the `X-Request-Id` the client sent (if valid), otherwise a new UUID. Logged with every line about the request.',
+          schema: { type: 'string' },
+        },
+      },
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A token of the tenant named by the Host header, with the scope the operation lists (`read` or `write`).',
+        },
+        adminAuth: { type: 'http', scheme: 'bearer', description: 'The server\'s ADMIN_TOKEN.' },
+      },
+    },
+  };
+}
+
+function fromRoute(route: CompiledRoute): Operation {
+  const access =
+    route.auth === 'admin'
+      ? 'Admin API: present only while the server has ADMIN_TOKEN set; otherwise this route answers 404.'
+      : route.auth === 'tenant'
+        ? `Needs a token with the \`${route.scope}\` scope.`
+        : undefined;
+  return {
+    method: route.method,
+    path: route.path,
+    summary: route.summary,
+    description: [route.description, access].filter(Boolean).join('\n\n') || undefined,
+    tags: route.tags ?? [route.pluginId],
+    auth: route.auth,
+    scope: route.auth === 'tenant' ? route.scope : undefined,
+    params: route.params,
+    query: route.query,
+    body: route.body,
+    // The express app validates `undefined` when no body is sent, so the body is
+    // optional exactly when the route's own validator accepts that.
+    bodyRequired: route.validate.body ? route.validate.body(undefined) !== null : false,
+    status: route.status,
+    response: route.response,
+    mediaType: 'application/json',
+    // Every registry route runs on a forked EntityManager, so the database can be down.
+    errors: [...(route.errors ?? []), 503],
+  };
+}
+
+function builtIn(op: Pick<Operation, 'path' | 'summary' | 'description' | 'response' | 'extraResponses'> & { mediaType?: string }): Operation {
+  return { method: 'GET', tags: ['system'], auth: 'public', bodyRequired: false, status: 200, errors: [], mediaType: 'application/json', ...op };
+}
+
+function describeOperation(op: Operation, operationId: string, components: Components): Json {
+  const responses: Record<string, Json> = {};
+  // A handler returning nothing sends 204 for a 200 route (express-app.ts `send`).
+  const status = op.response === undefined && op.status === 200 ? 204 : op.status;
+  responses[status] = {
+    description: STATUS_CODES[status] ?? 'Success',
+    headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
+    ...(op.response ? { content: { [op.mediaType]: { schema: plainJson(op.response) } } } : {}),
+  };
+  for (const [code, response] of Object.entries(op.extraResponses ?? {})) {
+    responses[code] = { headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }, ...plainJson(response) };
+  }
+  for (const code of errorStatuses(op)) if (!(code in responses)) responses[code] = { $ref: components.errorResponse(code) };
+
+  const parameters = [...toParameters(op.params, 'path'), ...toParameters(op.query, 'query')];
+  return {
+    operationId,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    tags: op.tags,
+    security: security(op),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(op.body
+      ? { requestBody: { required: op.bodyRequired, content: { 'application/json': { schema: requestSchema(plainJson(op.body)) } } } }
+      : {}),
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
+  };
+}
+
+/** The statuses an operation can answer with beyond its success, from how express-app.ts handles it. */
+function errorStatuses(op: Operation): number[] {
+  const codes = new Set<number>([400, 413, 500]); // the JSON body parser and the error handler run for every request
+  if (op.auth === 'tenant') [401, 403, 404].forEach((code) => codes.add(code));
+  if (op.auth === 'admin') codes.add(401);
+  if (op.body) codes.add(415);
+  if (op.params || op.query || op.body) codes.add(422);
+  for (const code of op.errors) codes.add(code);
+  return [...codes];
+}
+
+function security(op: Operation): Json[] {
+  // OpenAPI 3.1 lets a non-OAuth requirement list "roles": here, the token scope.
+  if (op.auth === 'tenant') return [{ bearerAuth: op.scope ? [op.scope] : [] }];
+  if (op.auth === 'admin') return [{ adminAuth: [] }];
+  return [];
+}
+
+/** One parameter per property of a params/query object schema. */
+function toParameters(schema: TSchema | undefined, where: 'path' | 'query'): Json[] {
+  if (!schema) return [];
+  const json = requestSchema(plainJson(schema));
+  const members = [json, ...(json.allOf ?? [])];
+  const required = new Set<string>(members.flatMap((member: Json) => member.required ?? []));
+  return members.flatMap((member: Json) =>
+    Object.entries((member.properties ?? {}) as Record<string, Json>).map(([name, property]) => {
+      const { description, ...propertySchema } = property;
+      return {
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
+        ...(description ? { description } : {}),
+        schema: propertySchema,
+        // The query parser is `extended` (qs): objects travel as `filter[status]=x`.
+        ...(where === 'query' && propertySchema.type === 'object' ? { style: 'deepObject', explode: true } : {}),
+      };
+    }),
+  );
+}
+
+/** TypeBox schemas carry symbol keys (Kind, Optional); JSON drops them. `x-resource` may stay (an OpenAPI extension). */
+function plainJson(value: unknown): Json {
+  return JSON.parse(JSON.stringify(value));
+}
+
+/**
+ * What a request must send. Requests are validated with `readOnly` members optional
+ * and ignored (validation.ts), and ajv fills in `default`s before checking `required`,
+ * so neither kind of member is required of a client.
+ */
+function requestSchema(schema: any): any {
+  if (Array.isArray(schema)) return schema.map(requestSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const copy: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    copy[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as Json).map(([name, inner]) => [name, requestSchema(inner)])) : requestSchema(value);
+  }
+  if (Array.isArray(schema.required) && schema.properties) {
+    copy.required = schema.required.filter((name: string) => !isOptionalInRequest(schema.properties[name]));
+    if (copy.required.length === 0) delete copy.required;
+  }
+  return copy;
+}
+
+function isOptionalInRequest(property: Json | undefined): boolean {
+  return property?.readOnly === true || property?.default !== undefined;
+}
+
+/** `/a/:uuid/b` -> `/a/{uuid}/b` */
+function openApiPath(path: string): string {
+  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+/** `GET /api/v1/notes/:uuid` -> `getApiV1NotesByUuid`; a numeric suffix keeps it unique. */
+function uniqueOperationId(op: Operation, taken: Set<string>): string {
+  const words = op.path
+    .split('/')
+    .filter(Boolean)
+    .flatMap((segment) => (segment.startsWith(':') ? ['by', ...wordsOf(segment.slice(1))] : wordsOf(segment)));
+  const base = op.method.toLowerCase() + words.map((word) => word[0].toUpperCase() + word.slice(1)).join('');
+  let id = base;
+  for (let n = 2; taken.has(id); n++) id = `${base}${n}`;
+  taken.add(id);
+  return id;
+}
+
+function wordsOf(segment: string): string[] {
+  return segment.split(/[^A-Za-z0-9]+/).filter(Boolean);
+}
+
+/** Shared schemas and error responses, added as operations use them (so none is unused). */
+class Components {
+  readonly schemas: Json = {};
+  readonly responses: Json = {};
+
+  errorResponse(status: number): string {
+    const known = ERROR_RESPONSES[status];
+    const reason = STATUS_CODES[status];
+    const name = known?.name ?? (reason ? reason.replace(/[^A-Za-z0-9]+/g, ' ').replace(/(?:^| )(\w)/g, (_, c: string) => c.toUpperCase()) : `Error${status}`);
+    const schema = known?.schema ?? 'ErrorEnvelope';
+    this.schemas[schema] ??= ENVELOPES[schema];
+    this.responses[name] ??= {
+      description: known?.description ?? `${reason ?? 'Error'}.`,
+      headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
+    };
+    return `#/components/responses/${name}`;
+  }
+}
+
+function tagDescription(plugins: Set<string>): string {
+  const ids = [...plugins].map((id) => `\`${id}\``);
+  return `Routes of the ${ids.join(', ')} plugin${ids.length > 1 ? 's' : ''}.`;
+}
+
+function apiDescription(baseDomain: string): string {
+  return `Switchboard's HTTP + JSON API. The tenant API lives under \`/api/v1\`, the admin API under \`/admin/v1\`.
+
+## Tenancy
+Each tenant has a host of its own, \`{tenant}.${baseDomain}\` (BASE_DOMAIN is \`${baseDomain}\`): tenant operations take the tenant from the Host header
+(or \`X-Forwarded-Host\` behind a proxy, when TRUST_PROXY is set). An unknown tenant answers 404; there is no default tenant.
+Set the \`tenant\` server variable to your tenant's slug.
+
+## Authentication and scopes
+Tenant operations need \`Authorization: Bearer TOKEN\` with a token of that tenant (security scheme \`bearerAuth\`). A token carries the scopes
+\`read\` and \`write\` (both by default); GET operations need \`read\`, the others \`write\`, and each operation names the scope it needs.
+No token, an unknown or revoked token, or a token of another tenant answers 401; a token without the needed scope answers 403.
+Tokens are created with the CLI (\`switchboard tenant create SLUG\`, \`switchboard token create SLUG\`) or the admin API.
+
+## Admin API
+The operations under \`/admin/v1\` (tag \`admin\`) provision tenants and tokens. They answer on any host, authenticated by the server's
+ADMIN_TOKEN (security scheme \`adminAuth\`), and exist only while ADMIN_TOKEN is set; otherwise they answer 404.
+
+## Errors
+- 400, malformed JSON: \`{success: false, message}\` (BadRequestEnvelope).
+- 401, 403, 404, 409, 413, 415, 503: \`{success: false, message, data: []}\` (ErrorEnvelope).
+- 422, invalid input: \`{message, errors: {"field.path": ["..."]}}\` (ValidationErrorEnvelope), with dotted paths (array items as \`items.0.name\`).
+  Unknown body members are refused with 422; read-only members (\`uuid\`, \`created_at\`, ...) are ignored, so what was read can be sent back.
+- 500: \`{success: false, message: "Internal server error", request_id}\` (InternalErrorEnvelope), nothing more.
+
+Every response carries \`X-Request-Id\`.
+
+## Conventions
+A single resource is \`{data: resource}\`. Lists take \`page\` (from 1) and \`per_page\` (at most 100) and answer
+\`{success: true, data: {items, pagination}}\`. Deletes answer \`{success: true, message, data: {deleted: true}}\`. Timestamps are ISO 8601 UTC.`;
+}
