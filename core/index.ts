@@ -33,6 +33,17 @@ export { defineSecretColumn, type SecretColumn, type SecretColumnSpec } from './
 export type { SecretsService } from './secrets/secrets';
 export type { SecretContext } from './secrets/secret-context';
 export { SecretDecryptionError, type SecretDecryptionFailure } from './secrets/secret-decryption-error';
+export {
+  EgressError,
+  EgressRefusedError,
+  EgressTimeoutError,
+  EgressResponseTooLargeError,
+  EgressTooManyRedirectsError,
+  EgressNetworkError,
+  type Egress,
+  type EgressRequestOptions,
+  type EgressResponse,
+} from './egress';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';

@@ -1,5 +1,6 @@
 import type convict from 'convict';
 import { secretsConfigSchema, type SecretsConfig } from '../secrets/secrets-config';
+import { egressConfigSchema, type EgressConfig } from '../egress/egress-config';
 
 /** A convict schema object: what the core and each plugin's `config` slice are written in. */
 export type ConvictSchema = convict.Schema<any>;
@@ -136,9 +137,10 @@ export const coreConfigSchema = {
   busBackoffInitialMs: { doc: 'First retry delay; doubles on each attempt', format: 'nat', default: 1000, env: 'BUS_BACKOFF_INITIAL_MS' },
   busBackoffMaxMs: { doc: 'Longest retry delay', format: 'nat', default: 300000, env: 'BUS_BACKOFF_MAX_MS' },
   ...secretsConfigSchema,
+  ...egressConfigSchema,
 } satisfies ConvictSchema;
 
-export interface CoreConfig extends SecretsConfig {
+export interface CoreConfig extends SecretsConfig, EgressConfig {
   port: number;
   host: string;
   baseDomain: string;

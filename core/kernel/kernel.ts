@@ -24,6 +24,7 @@ import { Bus } from '../bus/bus';
 import { DeadLetter, InboxRow, OutboxRow } from '../bus/bus-entities';
 import { deadLetterRoutes } from '../bus/dead-letter-routes';
 import { createSecrets } from '../secrets/create-secrets';
+import { createEgress } from '../egress';
 import type { Secrets } from '../secrets/secrets';
 import { ApiToken } from '../tenancy/api-token.entity';
 import { TenantDirectory } from '../tenancy/tenant-directory';
@@ -230,6 +231,10 @@ export class Kernel {
 
   private registerRootServices(): void {
     const orm = this.orm;
+    const egress = createEgress(this.config.core, this.logger.child({ service: 'egress' }));
+    this.container.register(coreServices.egress.id, { useValue: egress });
+    // First in the list, so it runs last: plugins' own stop hooks may still make calls.
+    this.stopHooks.unshift({ pluginId: 'core', hook: () => egress.close() });
     this.container.register(coreServices.orm.id, {
       useValue: {
         get em() {

@@ -7,6 +7,7 @@ import type { ReadinessCheck } from '../http/readiness';
 import { createServiceRef } from '../plugin/service-ref';
 import type { BusService } from '../bus/bus-types';
 import type { SecretsService } from '../secrets/secrets';
+import type { Egress } from '../egress';
 
 export interface HttpService {
   /** Adds a route to the registry; its schemas drive validation and the OpenAPI document. */
@@ -62,4 +63,5 @@ export const coreServices = {
   readiness: createServiceRef<ReadinessService>('core.readiness'),
   bus: createServiceRef<BusService>('core.bus'),
   secrets: createServiceRef<SecretsService>('core.secrets'),
+  egress: createServiceRef<Egress>('core.egress'),
 };

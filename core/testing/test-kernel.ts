@@ -80,6 +80,8 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
         // Kernels of parallel tests may share one broker: each gets its own exchange and queues.
         busNamespace: `sbtest-${crypto.randomBytes(4).toString('hex')}`,
         logLevel: process.env.LOG_LEVEL ?? 'info',
+        // Peer servers a test starts live on loopback, which the default egress policy refuses.
+        egressAllowCidrs: ['127.0.0.0/8'],
         ...options.config,
       },
       logTransports: [new CaptureTransport(logs)],

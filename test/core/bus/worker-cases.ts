@@ -61,13 +61,13 @@ export function workerCases(transportConfig: Record<string, unknown>): void {
     try {
       crashing = worker({ PROBE_CRASH_MARKER: marker });
       const { body } = await kit.api.post('/api/v1/probe/publish').send({ topic: 'probe.crash', payloads: [{ crash: true }] }).expect(200);
-      await waitFor(async () => fs.existsSync(marker), Boolean, 20_000);
+      await waitFor(async () => fs.existsSync(marker), Boolean, 60_000);
       crashing.kill('SIGKILL');
       await new Promise((resolve) => crashing!.once('exit', resolve));
       expect(await effects(kit)).toEqual([]); // its transaction died with it
 
       healthy = worker({});
-      const rows = await waitFor(() => effects(kit), (r) => r.length >= 1, 20_000);
+      const rows = await waitFor(() => effects(kit), (r) => r.length >= 1, 60_000);
       await sleep(3000); // past another lease: nothing is delivered twice
       expect(await effects(kit)).toHaveLength(1);
       expect(rows[0]).toMatchObject({ message_id: body.data[0], pid: healthy.pid });
@@ -81,5 +81,5 @@ export function workerCases(transportConfig: Record<string, unknown>): void {
       healthy?.kill('SIGKILL');
       await kit.stop();
     }
-  }, 60_000);
+  }, 180_000);
 }

@@ -1,0 +1,23 @@
+/**
+ * A self-signed certificate for `egress-test.example`, valid 2020-2120, for the HTTPS
+ * tests only (its key is public, so nothing should ever trust it outside a test).
+ */
+export const TEST_CERT = `-----BEGIN CERTIFICATE-----
+MIIBfjCCASWgAwIBAgIBATAKBggqhkjOPQQDAjAeMRwwGgYDVQQDDBNlZ3Jlc3Mt
+dGVzdC5leGFtcGxlMCAXDTIwMDEwMTAwMDAwMFoYDzIxMjAwMTAxMDAwMDAwWjAe
+MRwwGgYDVQQDDBNlZ3Jlc3MtdGVzdC5leGFtcGxlMFkwEwYHKoZIzj0CAQYIKoZI
+zj0DAQcDQgAEijymqwhARJIT2nEnl5llu90NOXWdBdMbt0x4gtNJuzFqyFQS3u3z
+Yf3DNheU9DVXkgCEBbgyAfkTcTHaej9Is6NSMFAwHgYDVR0RBBcwFYITZWdyZXNz
+LXRlc3QuZXhhbXBsZTAPBgNVHRMBAf8EBTADAQH/MB0GA1UdDgQWBBRGk4c8pEuO
+3JnuVgN5exQb+hDLdzAKBggqhkjOPQQDAgNHADBEAiB7b4K9M5V/3qAdxqdl7Ja1
+B370CqDXEaLyzIJX8UUxDgIgRdi+Z5NJFbd+mv5Jqm/J/Ra4aU/hbrss4te52OTh
+MI8=
+-----END CERTIFICATE-----
+`;
+
+export const TEST_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgw/lCTxu1FeEpmb8c
+/UtlF4gDACNsCcAPeznhDLJbS+GhRANCAASKPKarCEBEkhPacSeXmWW73Q05dZ0F
+0xu3THiC00m7MWrIVBLe7fNh/cM2F5T0NVeSAIQFuDIB+RNxMdp6P0iz
+-----END PRIVATE KEY-----
+`;
