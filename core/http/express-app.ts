@@ -47,11 +47,25 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
   app.set('trust proxy', options.trustProxy);
   app.set('query parser', 'extended');
 
+  const accessLog = options.logger.isLevelEnabled('http');
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newUuid();
     res.setHeader('X-Request-Id', requestId);
     if (options.isDraining()) res.setHeader('Connection', 'close');
+    // One access line per request at level `http` (LOG_LEVEL=http shows them); never headers or bodies.
+    if (accessLog) {
+      const started = process.hrtime.bigint();
+      res.once('finish', () => {
+        options.logger.http('request', {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
+          request_id: requestId,
+        });
+      });
+    }
     runInContext({ requestId }, next);
   });
   app.use(express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] }));
