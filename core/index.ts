@@ -44,6 +44,22 @@ export {
   type EgressRequestOptions,
   type EgressResponse,
 } from './egress';
+export type {
+  ChatMessage,
+  ChatRequest,
+  ChatResult,
+  ToolCall,
+  ToolDefinition,
+  ToolChoice,
+  ResponseFormat,
+  TokenUsage,
+  FinishReason,
+  JsonChatRequest,
+  LlmProvider,
+  LlmService,
+} from './llm/llm-types';
+export { llmProviders } from './llm/llm-extension';
+export { LlmError, LlmNotConfiguredError, LlmRequestError, LlmUnavailableError, LlmResponseError } from './llm/llm-errors';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';

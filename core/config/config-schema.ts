@@ -1,6 +1,7 @@
 import type convict from 'convict';
 import { secretsConfigSchema, type SecretsConfig } from '../secrets/secrets-config';
 import { egressConfigSchema, type EgressConfig } from '../egress/egress-config';
+import { llmConfigSchema, type LlmConfig } from '../llm/llm-config';
 
 /** A convict schema object: what the core and each plugin's `config` slice are written in. */
 export type ConvictSchema = convict.Schema<any>;
@@ -138,9 +139,10 @@ export const coreConfigSchema = {
   busBackoffMaxMs: { doc: 'Longest retry delay', format: 'nat', default: 300000, env: 'BUS_BACKOFF_MAX_MS' },
   ...secretsConfigSchema,
   ...egressConfigSchema,
+  ...llmConfigSchema,
 } satisfies ConvictSchema;
 
-export interface CoreConfig extends SecretsConfig, EgressConfig {
+export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig {
   port: number;
   host: string;
   baseDomain: string;

@@ -24,7 +24,8 @@ import { Bus } from '../bus/bus';
 import { DeadLetter, InboxRow, OutboxRow } from '../bus/bus-entities';
 import { deadLetterRoutes } from '../bus/dead-letter-routes';
 import { createSecrets } from '../secrets/create-secrets';
-import { createEgress } from '../egress';
+import { createEgress, type Egress } from '../egress';
+import { createLlmService, createOpenAiCompatibleProvider, llmProviders, LlmUsage, type KernelLlmService } from '../llm';
 import type { Secrets } from '../secrets/secrets';
 import { ApiToken } from '../tenancy/api-token.entity';
 import { TenantDirectory } from '../tenancy/tenant-directory';
@@ -49,6 +50,21 @@ export interface KernelOptions {
 
 type StopHook = { pluginId: string; hook: () => void | Promise<void> };
 
+/** What boot assembles before the plugins initialise. */
+interface KernelParts {
+  config: LoadedConfig;
+  logger: Logger;
+  plugins: LoadedPlugin[];
+  orm: MikroORM;
+  tenants: TenantDirectory;
+  bus: Bus;
+  secrets: Secrets;
+  egress: Egress;
+  llm: KernelLlmService;
+  container: DependencyContainer;
+  database: EmbeddedDatabase | undefined;
+}
+
 /**
  * The lifecycle: discover -> order -> register -> validate config -> ORM ->
  * migrate -> init plugins -> start -> stop in reverse. Plugins reach the kernel only
@@ -64,18 +80,34 @@ export class Kernel {
   private readonly stopHooks: StopHook[] = [];
   private stopping?: Promise<void>;
 
+  readonly config: LoadedConfig;
+  readonly logger: Logger;
+  readonly plugins: LoadedPlugin[];
+  readonly orm: MikroORM;
+  readonly tenants: TenantDirectory;
+  readonly bus: Bus;
+  readonly secrets: Secrets;
+  readonly egress: Egress;
+  readonly llm: KernelLlmService;
+  readonly container: DependencyContainer;
+  private readonly database: EmbeddedDatabase | undefined;
+
   private constructor(
     readonly options: KernelOptions,
-    readonly config: LoadedConfig,
-    readonly logger: Logger,
-    readonly plugins: LoadedPlugin[],
-    readonly orm: MikroORM,
-    readonly tenants: TenantDirectory,
-    readonly bus: Bus,
-    readonly secrets: Secrets,
-    readonly container: DependencyContainer,
-    private readonly database: EmbeddedDatabase | undefined,
-  ) {}
+    parts: KernelParts,
+  ) {
+    this.config = parts.config;
+    this.logger = parts.logger;
+    this.plugins = parts.plugins;
+    this.orm = parts.orm;
+    this.tenants = parts.tenants;
+    this.bus = parts.bus;
+    this.secrets = parts.secrets;
+    this.egress = parts.egress;
+    this.llm = parts.llm;
+    this.container = parts.container;
+    this.database = parts.database;
+  }
 
   static async boot(options: KernelOptions): Promise<Kernel> {
     const env = options.env ?? process.env;
@@ -87,11 +119,13 @@ export class Kernel {
     const slices = Object.fromEntries(plugins.filter(({ plugin }) => plugin.config).map(({ plugin }) => [plugin.id, plugin.config!]));
     const config = loadConfig({ env, configDir: options.configDir, overrides: options.config, pluginSlices: slices });
     const logger = createRootLogger({ level: config.core.logLevel, format: config.core.logFormat, transports: options.logTransports });
-    const extensions = collectExtensions(plugins);
+    // The kernel owns the points of its own slots (the LLM provider); plugins own the rest.
+    const extensions = collectExtensions(plugins, [llmProviders]);
     const serviceProviders = collectServiceProviders(plugins);
     checkDeps(plugins, serviceProviders);
     // Before the database starts, so a bad or missing key stops boot at once.
     const secrets = createSecrets(config.core, { dataDir: config.core.dataDir, embedded: !config.core.databaseUrl, logger });
+    const egress = createEgress(config.core, logger.child({ service: 'egress' }));
 
     let database: EmbeddedDatabase | undefined;
     let clientUrl = config.core.databaseUrl;
@@ -108,7 +142,7 @@ export class Kernel {
       ];
       orm = createOrm({
         clientUrl,
-        entities: [Tenant, ApiToken, OutboxRow, InboxRow, DeadLetter, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
+        entities: [Tenant, ApiToken, OutboxRow, InboxRow, DeadLetter, LlmUsage, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
         migrations,
         poolMax: config.core.databasePoolMax,
         logger,
@@ -134,13 +168,21 @@ export class Kernel {
         backoffInitialMs: config.core.busBackoffInitialMs,
         backoffMaxMs: config.core.busBackoffMaxMs,
       });
-      const kernel = new Kernel(options, config, logger, plugins, orm, tenants, bus, secrets, rootContainer.createChildContainer(), database);
+      const llmLogger = logger.child({ component: 'llm' });
+      const llm = createLlmService({
+        provider: extensions.get(llmProviders) ?? createOpenAiCompatibleProvider({ config: config.core, egress, logger: llmLogger }),
+        orm,
+        logger: llmLogger,
+      });
+      const container = rootContainer.createChildContainer();
+      const kernel = new Kernel(options, { config, logger, plugins, orm, tenants, bus, secrets, egress, llm, container, database });
       kernel.readiness.add({ name: 'database', check: async () => void (await orm!.em.fork().getConnection().execute('select 1')) });
       if (config.core.amqpUrl) kernel.readiness.add({ name: 'broker', check: () => bus.checkBroker() });
       for (const route of [...adminRoutes(tenants), ...deadLetterRoutes(orm, bus.outbox)]) kernel.registry.add('core', route);
       await kernel.initPlugins(extensions, serviceProviders);
       return kernel;
     } catch (error) {
+      await egress.close().catch(() => {});
       await orm?.close(true).catch(() => {});
       await database?.stop().catch(() => {});
       throw error;
@@ -194,6 +236,9 @@ export class Kernel {
           this.logger.error('plugin stop hook failed', { plugin: pluginId, error: String(error) });
         }
       }
+      // Plugins' stop hooks may still call out or record LLM usage, so these close after them.
+      await this.llm.flushUsage();
+      await this.egress.close();
       await this.orm.close(true);
       await this.database?.stop();
       this.container.dispose();
@@ -231,10 +276,8 @@ export class Kernel {
 
   private registerRootServices(): void {
     const orm = this.orm;
-    const egress = createEgress(this.config.core, this.logger.child({ service: 'egress' }));
-    this.container.register(coreServices.egress.id, { useValue: egress });
-    // First in the list, so it runs last: plugins' own stop hooks may still make calls.
-    this.stopHooks.unshift({ pluginId: 'core', hook: () => egress.close() });
+    this.container.register(coreServices.egress.id, { useValue: this.egress });
+    this.container.register(coreServices.llm.id, { useValue: this.llm });
     this.container.register(coreServices.orm.id, {
       useValue: {
         get em() {

@@ -7,8 +7,9 @@ import type { ExtensionPoint, ExtensionRegistry } from './extension-point';
  * twice, a contribution to a point nobody provides, a single slot filled twice, and
  * two items with one key.
  */
-export function collectExtensions(plugins: LoadedPlugin[]): ExtensionRegistry {
+export function collectExtensions(plugins: LoadedPlugin[], corePoints: ExtensionPoint<any>[] = []): ExtensionRegistry {
   const owners = new Map<string, { point: ExtensionPoint<any>; pluginId: string; items: unknown[]; from: string[] }>();
+  for (const point of corePoints) owners.set(point.id, { point, pluginId: 'core', items: [], from: [] });
   for (const { plugin } of plugins) {
     for (const point of plugin.provides ?? []) {
       const existing = owners.get(point.id);

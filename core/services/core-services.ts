@@ -8,6 +8,7 @@ import { createServiceRef } from '../plugin/service-ref';
 import type { BusService } from '../bus/bus-types';
 import type { SecretsService } from '../secrets/secrets';
 import type { Egress } from '../egress';
+import type { LlmService } from '../llm/llm-types';
 
 export interface HttpService {
   /** Adds a route to the registry; its schemas drive validation and the OpenAPI document. */
@@ -64,4 +65,5 @@ export const coreServices = {
   bus: createServiceRef<BusService>('core.bus'),
   secrets: createServiceRef<SecretsService>('core.secrets'),
   egress: createServiceRef<Egress>('core.egress'),
+  llm: createServiceRef<LlmService>('core.llm'),
 };

@@ -47,6 +47,7 @@ export function workerCases(transportConfig: Record<string, unknown>): void {
         env: {
           PATH: process.env.PATH ?? '',
           DATABASE_URL: kit.kernel.config.core.databaseUrl,
+          SECRETS_KEY: kit.kernel.config.core.secretsKey,
           AMQP_URL: kit.kernel.config.core.amqpUrl,
           BUS_NAMESPACE: kit.kernel.config.core.busNamespace,
           PLUGINS_PATH: FIXTURES,

@@ -1,0 +1,63 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { currentTenant } from '../context/request-context';
+import type { Logger } from '../logging/logger';
+import { LlmError } from './llm-errors';
+import type { ChatRequest, ChatResult, JsonChatRequest, LlmProvider, LlmService } from './llm-types';
+import { LlmUsageRecorder } from './llm-usage-recorder';
+import { parseStructuredAnswer, validatorFor } from './structured-output';
+
+export interface LlmServiceOptions {
+  /** The provider contributed to `core.llm-provider`, else the built-in OpenAI-compatible one. */
+  provider: LlmProvider;
+  orm: MikroORM;
+  logger: Logger;
+}
+
+/** The service plugins get, plus what only the kernel calls. */
+export interface KernelLlmService extends LlmService {
+  readonly provider: LlmProvider;
+  /** Waits for usage rows still being written (before the ORM closes, and in tests before reading them). */
+  flushUsage(): Promise<void>;
+}
+
+export function createLlmService(options: LlmServiceOptions): KernelLlmService {
+  const { provider } = options;
+  const recorder = new LlmUsageRecorder(options.orm, options.logger);
+
+  const chat = async (request: ChatRequest): Promise<ChatResult> => {
+    // Read now: the work context is the caller's, whoever runs the provider's continuations.
+    const tenantUuid = currentTenant()?.uuid ?? null;
+    const purpose = request.purpose ?? null;
+    const started = performance.now();
+    const durationMs = () => Math.round(performance.now() - started);
+    let result: ChatResult;
+    try {
+      result = await provider.chat(request);
+    } catch (error) {
+      // A failed call is recorded too: it may have cost tokens, and failures per tenant and purpose are worth seeing.
+      const model = (error instanceof LlmError ? error.model : undefined) ?? request.model ?? null;
+      recorder.record({ tenantUuid, provider: provider.id, model, purpose, usage: undefined, durationMs: durationMs(), status: 'error' });
+      throw error;
+    }
+    recorder.record({ tenantUuid, provider: provider.id, model: result.model, purpose, usage: result.usage, durationMs: durationMs(), status: 'ok' });
+    return result;
+  };
+
+  const json = async (request: JsonChatRequest): Promise<unknown> => {
+    const { schema, schemaName, strict, ...rest } = request;
+    // Compiled before the call: a broken schema is the caller's bug, not worth a model call.
+    const validate = validatorFor(schema);
+    const result = await chat({
+      ...rest,
+      responseFormat: { type: 'json_schema', name: schemaName ?? 'response', schema: schema as Record<string, unknown>, ...(strict !== undefined ? { strict } : {}) },
+    });
+    return parseStructuredAnswer(result, validate);
+  };
+
+  return {
+    provider,
+    chat,
+    json: json as LlmService['json'],
+    flushUsage: () => recorder.flush(),
+  };
+}
