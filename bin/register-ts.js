@@ -18,3 +18,28 @@ function compileTypeScript(module, filename) {
 }
 
 Module._extensions['.ts'] = compileTypeScript;
+
+// Partner plugins live outside this folder (PLUGINS_PATH) and import the kernel as
+// `switchboard/core`. They must share this installation's copies of the kernel and of
+// the libraries whose state is global (MikroORM's entity metadata, tsyringe's
+// containers), so those always resolve here; any other package a plugin does not
+// bring itself is looked up here too.
+const ROOT = path.resolve(__dirname, '..');
+const SHARED = [/^@mikro-orm\//, /^tsyringe$/, /^reflect-metadata$/, /^@sinclair\/typebox(\/|$)/];
+const resolveFilename = Module._resolveFilename;
+Module._resolveFilename = function resolveForPlugins(request, parent, isMain, options) {
+  if (request === 'switchboard' || request.startsWith('switchboard/')) {
+    const target = path.join(ROOT, request === 'switchboard' ? 'core' : request.slice('switchboard/'.length));
+    return resolveFilename.call(this, target, parent, isMain, options);
+  }
+  if (SHARED.some((pattern) => pattern.test(request))) {
+    return resolveFilename.call(this, request, parent, isMain, { paths: [ROOT] });
+  }
+  try {
+    return resolveFilename.call(this, request, parent, isMain, options);
+  } catch (error) {
+    const bare = !request.startsWith('.') && !path.isAbsolute(request) && !request.startsWith('node:');
+    if (error.code !== 'MODULE_NOT_FOUND' || !bare) throw error;
+    return resolveFilename.call(this, request, parent, isMain, { paths: [ROOT] });
+  }
+};

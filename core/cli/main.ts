@@ -40,7 +40,8 @@ export async function main(argv: string[]): Promise<number | void> {
       case 'worker':
         return await runServer(command);
       case 'migrate':
-        return await withKernel(async (kernel) => {
+        // Applies pending migrations whatever MIGRATE_ON_START says: that is what it is for.
+        return await withKernel({ migrate: true }, async (kernel) => {
           print({ migrations: (await kernel.orm.migrator.getExecuted()).map((m) => m.name) });
         });
       case 'tenant':

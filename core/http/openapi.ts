@@ -155,6 +155,16 @@ const BUILT_IN: Operation[] = [
   }),
 ];
 
+const SECURITY_SCHEMES = {
+  bearerAuth: {
+    auth: 'tenant' as RouteAuth,
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A token of the tenant named by the Host header, with the scope the operation lists (`read` or `write`).',
+  },
+  adminAuth: { auth: 'admin' as RouteAuth, type: 'http', scheme: 'bearer', description: "The server's ADMIN_TOKEN." },
+};
+
 /**
  * The OpenAPI 3.1 document of the API, built from the route registry (DESIGN.md:
  * the document, validation and the cross-tenant sweep share one source).
@@ -198,14 +208,10 @@ export function buildOpenApiDocument(routes: readonly CompiledRoute[], options: 
           schema: { type: 'string' },
         },
       },
-      securitySchemes: {
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'A token of the tenant named by the Host header, with the scope the operation lists (`read` or `write`).',
-        },
-        adminAuth: { type: 'http', scheme: 'bearer', description: 'The server\'s ADMIN_TOKEN.' },
-      },
+      // Only the schemes some operation uses (a kernel without plugins has no tenant routes).
+      securitySchemes: Object.fromEntries(
+        Object.entries(SECURITY_SCHEMES).filter(([, scheme]) => operations.some(({ op }) => op.auth === scheme.auth)).map(([name, { auth: _auth, ...scheme }]) => [name, scheme]),
+      ),
     },
   };
 }

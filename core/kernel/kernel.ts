@@ -8,6 +8,7 @@ import { loadConfig, type LoadedConfig } from '../config/load-config';
 import { currentTenant, runInContext } from '../context/request-context';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../data/embedded-postgres';
 import { createOrm } from '../data/orm';
+import { migrateWithLock } from '../data/migrate';
 import { Authenticator } from '../http/authenticate';
 import { createExpressApp } from '../http/express-app';
 import { HttpServer } from '../http/http-server';
@@ -150,8 +151,8 @@ export class Kernel {
       await orm.connect();
       const migrate = options.migrate ?? config.core.migrateOnStart;
       if (migrate) {
-        const applied = await orm.migrator.up();
-        if (applied.length > 0) logger.info('applied migrations', { migrations: applied.map((m) => m.name) });
+        const applied = await migrateWithLock(orm, clientUrl);
+        if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
       }
 
       const tenants = new TenantDirectory(orm, config.core.authCacheTtlMs);

@@ -42,7 +42,7 @@ export function adminRoutes(directory: TenantDirectory): RouteDefinition<any, an
       method: 'POST',
       path: '/admin/v1/tenants',
       summary: 'Create a tenant',
-      description: 'Creates a tenant with a first read/write token, returned once as `token`.',
+      description: 'Creates a tenant without tokens; give it one with `POST /admin/v1/tenants/{slug}/tokens`.',
       tags: ['admin'],
       auth: 'admin',
       transactional: false,
@@ -52,10 +52,10 @@ export function adminRoutes(directory: TenantDirectory): RouteDefinition<any, an
       ),
       status: 201,
       errors: [409],
-      response: DataEnvelope(Type.Intersect([TenantSchema, Type.Object({ token: Type.String() })])),
+      response: DataEnvelope(TenantSchema),
       handler: async ({ body }: any) => {
-        const { tenant, token } = await directory.createTenant(body);
-        return new Reply(201, { data: { ...tenantJson(tenant), token } });
+        const { tenant } = await directory.createTenant(body, false);
+        return new Reply(201, { data: tenantJson(tenant) });
       },
     },
     {

@@ -38,13 +38,16 @@ export class TenantDirectory {
     private readonly cacheTtlMs: number,
   ) {}
 
-  async createTenant(input: { slug: string; name?: string }): Promise<{ tenant: Tenant; token: string }> {
+  /** Creates a tenant and, unless `withToken` is false, a first read/write token (the CLI prints it). */
+  async createTenant(input: { slug: string; name?: string }): Promise<{ tenant: Tenant; token: string }>;
+  async createTenant(input: { slug: string; name?: string }, withToken: false): Promise<{ tenant: Tenant }>;
+  async createTenant(input: { slug: string; name?: string }, withToken = true): Promise<{ tenant: Tenant; token?: string }> {
     if (!isValidSlug(input.slug)) {
       throw ValidationError.field('slug', 'must be 1-63 of a-z, 0-9 and "-", not starting or ending with "-"');
     }
     const em = this.orm.em.fork();
     const tenant = em.create(Tenant, { slug: input.slug, name: input.name ?? input.slug });
-    const { plaintext } = this.newToken(em, tenant.uuid, 'default', ['read', 'write']);
+    const plaintext = withToken ? this.newToken(em, tenant.uuid, 'default', ['read', 'write']).plaintext : undefined;
     try {
       await em.flush();
     } catch (error) {

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import supertest from 'supertest';
@@ -98,6 +100,33 @@ describe('switchboard CLI', () => {
     const invalid = await switchboard(['config'], { PORT: 'eighty' });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/invalid configuration: port/);
+  });
+
+  it('loads a partner plugin from outside the installation that imports switchboard/core and MikroORM', async () => {
+    const partner = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-partner-'));
+    fs.mkdirSync(path.join(partner, 'acme-crm'));
+    fs.writeFileSync(path.join(partner, 'acme-crm', 'plugin.json'), JSON.stringify({ id: 'acme-crm' }));
+    fs.writeFileSync(
+      path.join(partner, 'acme-crm', 'index.ts'),
+      [
+        "import { Entity, Property } from '@mikro-orm/decorators/legacy';",
+        "import { coreServices, definePlugin, TenantScopedEntity } from 'switchboard/core';",
+        "@Entity({ tableName: 'acme_crm_leads' })",
+        'class Lead extends TenantScopedEntity { @Property({ type: "string" }) name!: string; }',
+        "export default definePlugin({ id: 'acme-crm', entities: [Lead], deps: { http: coreServices.http }, init() {} });",
+      ].join('\n'),
+    );
+    try {
+      const listed = await switchboard(['plugins'], { PLUGINS_PATH: partner });
+      expect(listed.code).toBe(0);
+      expect(JSON.parse(listed.stdout)).toEqual([{ id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') }]);
+      // Booting a kernel discovers its entity with the kernel's own MikroORM.
+      const migrated = await switchboard(['migrate'], { DATABASE_URL: database.url, PLUGINS_PATH: partner });
+      expect(migrated.stderr).toBe('');
+      expect(migrated.code).toBe(0);
+    } finally {
+      fs.rmSync(partner, { recursive: true, force: true });
+    }
   });
 
   it('explains unknown commands', async () => {

@@ -83,10 +83,12 @@ describe('admin API', () => {
     await kit.client({ token: kit.token }).get('/admin/v1/tenants').expect(401);
   });
 
-  it('creates a tenant whose token works at once, lists tenants, refuses a duplicate slug', async () => {
+  it('creates a tenant, then a token that works at once; lists tenants; refuses a duplicate slug', async () => {
     const res = await kit.admin.post('/admin/v1/tenants').send({ slug: 'globex', name: 'Globex' }).expect(201);
-    expect(res.body.data).toEqual({ uuid: expect.any(String), slug: 'globex', name: 'Globex', created_at: expect.any(String), token: expect.stringMatching(/^sbt_/) });
-    await kit.client({ host: 'globex.localhost', token: res.body.data.token }).post('/api/v1/notes').send({ title: 'hi' }).expect(201);
+    expect(res.body.data).toEqual({ uuid: expect.any(String), slug: 'globex', name: 'Globex', created_at: expect.any(String) });
+    const token = await kit.admin.post('/admin/v1/tenants/globex/tokens').send({ name: 'first' }).expect(201);
+    expect(token.body.data).toEqual({ uuid: expect.any(String), name: 'first', scopes: ['read', 'write'], token: expect.stringMatching(/^sbt_/), created_at: expect.any(String) });
+    await kit.client({ host: 'globex.localhost', token: token.body.data.token }).post('/api/v1/notes').send({ title: 'hi' }).expect(201);
     const list = await kit.admin.get('/admin/v1/tenants?per_page=100').expect(200);
     expect(list.body.data.items.map((t: { slug: string }) => t.slug)).toEqual(expect.arrayContaining(['acme', 'globex']));
     expect(list.body.data.pagination).toMatchObject({ current_page: 1, per_page: 100 });

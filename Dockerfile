@@ -1,0 +1,22 @@
+# Switchboard: the API (`serve`, the default command) or a worker (`worker`).
+# TypeScript runs as it is: bin/register-ts.js compiles it on load with swc, a
+# runtime dependency, so production dependencies are all the image needs.
+FROM node:24-slim
+
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+
+WORKDIR /app
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY . .
+# DATA_DIR (./data) is only used by the embedded PostgreSQL, when DATABASE_URL is empty.
+RUN mkdir -p /app/data && chown node:node /app/data
+
+USER node
+EXPOSE 8080
+CMD ["node", "bin/switchboard.js", "serve"]
