@@ -1,0 +1,519 @@
+/**
+ * bench/api-read: the kernel serving `GET /api/v1/notes/:uuid` (a small
+ * tenant-scoped resource) against a baseline of raw node:http + pg that does the
+ * same work in SQL terms and answers with byte-identical JSON.
+ *
+ *   node -r ./bin/register-ts.js bench/api-read.ts      (npm run bench:api-read)
+ *
+ * Each server runs in a child process of its own; autocannon runs here, in the
+ * parent, so both sides are measured the same way. Rounds alternate
+ * kernel/baseline, baseline/kernel, ... and the median per side is reported.
+ *
+ * Environment:
+ *   DATABASE_URL / TEST_DATABASE_URL  PostgreSQL server to create the bench database in
+ *                                     (default: an embedded server started for the run)
+ *   BENCH_DURATION      seconds per measured run (default 10)
+ *   BENCH_WARMUP        seconds of warm-up per side before the rounds (default 5)
+ *   BENCH_ROUNDS        rounds; each measures both sides once (default 3)
+ *   BENCH_CONNECTIONS   concurrent connections (default 50)
+ *   BENCH_RATE          optional: offer a fixed total rate (requests/s, autocannon's overallRate) instead of a
+ *                       closed loop, to compare latencies at the same load. autocannon gives each connection a
+ *                       per-second quota, so the load arrives in bursts at the start of each second.
+ *   BENCH_POOL_MAX      database pool size of both servers (default: the kernel's DATABASE_POOL_MAX default)
+ *   BENCH_KERNEL_NODE_OPTIONS    extra node flags for the kernel child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_BASELINE_NODE_OPTIONS  the same for the baseline child
+ *   BENCH_KERNEL_CONFIG  JSON object of extra kernel config overrides (experiments only), e.g. '{"logLevel":"warn"}'
+ *   BENCH_ENFORCE=1     exit with status 1 when a goal is missed
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..');
+const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
+const RESULTS_FILE = path.join(__dirname, 'results', 'api-read.json');
+const TENANT_SLUG = 'bench';
+const BASE_DOMAIN = 'localhost';
+
+/** The goals of the issue: kernel throughput >= 60% of the baseline's, kernel p99 <= 1.5x the baseline's. */
+const GOALS = { minThroughputRatio: 0.6, maxP99Ratio: 1.5 };
+
+/**
+ * The statements the kernel's ORM sends (captured from the kernel's pg client):
+ * MikroORM inlines the values as literals and sends one simple query, so the
+ * baseline sends the very same text. Per request only the note's SELECT runs;
+ * the tenant and token lookups are cached.
+ */
+const SQL = {
+  note: (tenantUuid: string, uuid: string) =>
+    `select "n0".* from "example_notes" as "n0" where "n0"."tenant_uuid" = ${literal(tenantUuid)} and "n0"."uuid" = ${literal(uuid)} limit 1`,
+  tenant: (slug: string) => `select "t0".* from "tenants" as "t0" where "t0"."slug" = ${literal(slug)} limit 1`,
+  token: (hash: string) => `select "a0".* from "api_tokens" as "a0" where "a0"."token_hash" = ${literal(hash)} and "a0"."revoked_at" is null limit 1`,
+};
+
+function literal(value: string): string {
+  const { escapeLiteral } = require('pg') as typeof import('pg');
+  return escapeLiteral(value);
+}
+
+type Message =
+  | { type: 'ready'; url: string; poolMax: number; token?: string }
+  | { type: 'error'; error: string };
+
+const role = process.argv[2];
+if (role === 'kernel') void kernelServer();
+else if (role === 'baseline') void baselineServer();
+else
+  void main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+
+// ---------------------------------------------------------------------------------------------
+// The parent: database, children, checks, load generation, report.
+// ---------------------------------------------------------------------------------------------
+
+interface RunResult {
+  side: 'kernel' | 'baseline';
+  round: number;
+  requestsPerSecond: number;
+  latencyP50: number;
+  latencyP99: number;
+  latencyAverage: number;
+  /** autocannon's own figures (whole milliseconds). */
+  autocannonLatency: { p50: number; p99: number; max: number };
+  requests: number;
+  /** How long the run really lasted. */
+  seconds: number;
+  /** CPU time (user + system) the server process spent per request, from /proc (NaN elsewhere). */
+  serverCpuUsPerRequest: number | null;
+  /** The same for this process, the load generator. */
+  loadGeneratorCpuUsPerRequest: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+async function main(): Promise<void> {
+  const settings = {
+    duration: numberEnv('BENCH_DURATION', 10),
+    warmup: numberEnv('BENCH_WARMUP', 5),
+    rounds: numberEnv('BENCH_ROUNDS', 3),
+    connections: numberEnv('BENCH_CONNECTIONS', 50),
+    rate: numberEnv('BENCH_RATE', 0),
+  };
+  const { createTestDatabase } = require('../core/testing/test-database') as typeof import('../core/testing/test-database');
+  const database = await createTestDatabase();
+  const children: ChildProcess[] = [];
+  try {
+    const kernelChild = spawnServer('kernel', {
+      BENCH_DATABASE_URL: database.url,
+      BENCH_POOL_MAX: process.env.BENCH_POOL_MAX ?? '',
+      BENCH_KERNEL_CONFIG: process.env.BENCH_KERNEL_CONFIG ?? '',
+    });
+    children.push(kernelChild.child);
+    const kernel = await kernelChild.ready;
+    const token = kernel.token!;
+    const host = `${TENANT_SLUG}.${BASE_DOMAIN}`;
+    const headers = { host, authorization: `Bearer ${token}` };
+
+    // Seed one note through the API itself.
+    const created = await request(`${kernel.url}/api/v1/notes`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Call back', body: 'Ask about the renewal; they want the annual plan with two extra seats.' }),
+    });
+    if (created.status !== 201) throw new Error(`seeding the note failed: ${created.status} ${created.body}`);
+    const noteUuid: string = JSON.parse(created.body.toString()).data.uuid;
+    const notePath = `/api/v1/notes/${noteUuid}`;
+
+    const baselineChild = spawnServer('baseline', { BENCH_DATABASE_URL: database.url, BENCH_POOL_MAX: String(kernel.poolMax) });
+    children.push(baselineChild.child);
+    const baseline = await baselineChild.ready;
+
+    await checkEquivalence(kernel.url, baseline.url, notePath, headers);
+
+    const servers = { kernel: { url: kernel.url, pid: kernelChild.child.pid! }, baseline: { url: baseline.url, pid: baselineChild.child.pid! } };
+    const run = (side: 'kernel' | 'baseline', seconds: number, round: number) =>
+      measure(side, round, `${servers[side].url}${notePath}`, headers, settings.connections, settings.rate, seconds, servers[side].pid);
+
+    console.log(
+      `api-read: GET ${notePath}, ${settings.connections} connections${settings.rate ? ` at a fixed ${settings.rate} req/s` : ''}, pool ${kernel.poolMax}, ` +
+        `${settings.rounds} rounds x ${settings.duration}s per side after ${settings.warmup}s warm-up per side (${os.cpus().length} CPUs, node ${process.version})`,
+    );
+    if (settings.warmup > 0) {
+      await run('kernel', settings.warmup, 0);
+      await run('baseline', settings.warmup, 0);
+    }
+    const runs: RunResult[] = [];
+    for (let round = 1; round <= settings.rounds; round++) {
+      const order: Array<'kernel' | 'baseline'> = round % 2 === 1 ? ['kernel', 'baseline'] : ['baseline', 'kernel'];
+      for (const side of order) {
+        const result = await run(side, settings.duration, round);
+        runs.push(result);
+        console.log(
+          `  round ${round} ${side.padEnd(8)} ${fmt(result.requestsPerSecond, 0).padStart(7)} req/s  ` +
+            `p50 ${fmt(result.latencyP50)} ms  p99 ${fmt(result.latencyP99)} ms  server CPU ${result.serverCpuUsPerRequest === null ? '?' : fmt(result.serverCpuUsPerRequest, 0)} us/req  ` +
+            `(${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors)`,
+        );
+      }
+    }
+
+    const failed = runs.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0);
+    const summary = (side: 'kernel' | 'baseline') => {
+      const mine = runs.filter((r) => r.side === side);
+      return {
+        requestsPerSecond: median(mine.map((r) => r.requestsPerSecond)),
+        latencyP50: median(mine.map((r) => r.latencyP50)),
+        latencyP99: median(mine.map((r) => r.latencyP99)),
+        serverCpuUsPerRequest: median(mine.map((r) => r.serverCpuUsPerRequest ?? NaN)),
+      };
+    };
+    const k = summary('kernel');
+    const b = summary('baseline');
+    const throughputRatio = k.requestsPerSecond / b.requestsPerSecond;
+    const p99Ratio = k.latencyP99 / b.latencyP99;
+    const goals = {
+      throughput: { goal: `>= ${GOALS.minThroughputRatio}`, ratio: round3(throughputRatio), met: throughputRatio >= GOALS.minThroughputRatio },
+      p99: { goal: `<= ${GOALS.maxP99Ratio}`, ratio: round3(p99Ratio), met: p99Ratio <= GOALS.maxP99Ratio },
+    };
+
+    console.log('');
+    console.log(`median of ${settings.rounds} runs per side      req/s       p50        p99   server CPU/req`);
+    const line = (name: string, x: typeof k) =>
+      console.log(`  ${name.padEnd(26)}${fmt(x.requestsPerSecond, 0).padStart(8)}  ${fmt(x.latencyP50).padStart(6)} ms  ${fmt(x.latencyP99).padStart(6)} ms  ${fmt(x.serverCpuUsPerRequest, 0).padStart(6)} us`);
+    line('kernel', k);
+    line('baseline (node:http + pg)', b);
+    console.log(`  kernel/baseline throughput  ${fmt(throughputRatio * 100, 1)}%  (goal >= ${GOALS.minThroughputRatio * 100}%): ${goals.throughput.met ? 'MET' : 'MISSED'}`);
+    console.log(`  kernel/baseline p99         ${fmt(p99Ratio, 2)}x  (goal <= ${GOALS.maxP99Ratio}x): ${goals.p99.met ? 'MET' : 'MISSED'}`);
+    if (failed.length > 0) console.log(`  WARNING: ${failed.length} run(s) had non-2xx answers, errors or timeouts; the figures are not valid`);
+
+    fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+    fs.writeFileSync(
+      RESULTS_FILE,
+      JSON.stringify(
+        {
+          bench: 'api-read',
+          date: new Date().toISOString(),
+          node: process.version,
+          cpus: os.cpus().length,
+          request: `GET ${notePath}`,
+          settings: { ...settings, poolMax: kernel.poolMax },
+          kernel: k,
+          baseline: b,
+          throughputRatio: round3(throughputRatio),
+          p99Ratio: round3(p99Ratio),
+          goals,
+          valid: failed.length === 0,
+          runs,
+        },
+        null,
+        2,
+      ) + '\n',
+    );
+    console.log(`  results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
+    if (failed.length > 0) process.exitCode = 1;
+    else if (process.env.BENCH_ENFORCE === '1' && !(goals.throughput.met && goals.p99.met)) process.exitCode = 1;
+  } finally {
+    await Promise.all(children.map(stopChild));
+    await database.drop().catch((error) => console.error('dropping the bench database failed:', error));
+    const { stopEmbedded } = require('../core/testing/test-database') as typeof import('../core/testing/test-database');
+    await stopEmbedded?.().catch(() => {});
+  }
+}
+
+/** Both servers must give the same answers before their speed is compared. */
+async function checkEquivalence(kernelUrl: string, baselineUrl: string, notePath: string, headers: Record<string, string>): Promise<void> {
+  const both = (urlPath: string, h: Record<string, string>) => Promise.all([request(kernelUrl + urlPath, { headers: h }), request(baselineUrl + urlPath, { headers: h })]);
+
+  const [k, b] = await both(notePath, headers);
+  if (k.status !== 200 || b.status !== 200) throw new Error(`expected 200 from both, got kernel ${k.status} ${k.body}, baseline ${b.status} ${b.body}`);
+  if (!k.body.equals(b.body)) throw new Error(`the bodies differ:\n  kernel:   ${k.body}\n  baseline: ${b.body}`);
+  if (k.headers['content-type'] !== b.headers['content-type']) {
+    throw new Error(`content types differ: kernel ${k.headers['content-type']}, baseline ${b.headers['content-type']}`);
+  }
+  const note = JSON.parse(k.body.toString()).data;
+  if (!note || note.uuid !== notePath.split('/').pop()) throw new Error(`unexpected body ${k.body}`);
+  console.log(`equivalence check: both answer 200 with the same ${k.body.length} bytes: ${k.body}`);
+
+  // The baseline does not skip the checks the kernel makes: unknown note, other tenant, bad or missing token.
+  const otherUuid = crypto.randomUUID();
+  const cases: Array<[string, string, Record<string, string>]> = [
+    ['unknown note', `/api/v1/notes/${otherUuid}`, headers],
+    ['unknown tenant', notePath, { ...headers, host: `nobody.${BASE_DOMAIN}` }],
+    ['wrong token', notePath, { ...headers, authorization: 'Bearer sbt_wrong' }],
+    ['no token', notePath, { host: headers.host }],
+  ];
+  for (const [name, urlPath, h] of cases) {
+    const [kk, bb] = await both(urlPath, h);
+    if (kk.status !== bb.status) throw new Error(`${name}: kernel answers ${kk.status}, baseline ${bb.status}`);
+  }
+}
+
+async function measure(
+  side: 'kernel' | 'baseline',
+  round: number,
+  url: string,
+  headers: Record<string, string>,
+  connections: number,
+  rate: number,
+  duration: number,
+  serverPid: number,
+): Promise<RunResult> {
+  const autocannon: (options: Record<string, unknown>) => import('node:events').EventEmitter & PromiseLike<any> = require('autocannon');
+  const instance = autocannon({ url, connections, duration, headers, method: 'GET', ...(rate > 0 ? { overallRate: rate } : {}) });
+  // autocannon's own percentiles are whole milliseconds; keep every 2xx latency for exact ones.
+  const latencies: number[] = [];
+  instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
+    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+  });
+  const cpuBefore = processCpuMs(serverPid);
+  const loadBefore = process.cpuUsage();
+  const result = await instance;
+  const serverCpuMs = processCpuMs(serverPid) - cpuBefore;
+  const load = process.cpuUsage(loadBefore);
+  latencies.sort((a, b) => a - b);
+  return {
+    side,
+    round,
+    requestsPerSecond: result.requests.average,
+    latencyP50: percentile(latencies, 50),
+    latencyP99: percentile(latencies, 99),
+    latencyAverage: latencies.reduce((sum, value) => sum + value, 0) / Math.max(1, latencies.length),
+    autocannonLatency: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+    requests: result.requests.total,
+    seconds: result.duration,
+    serverCpuUsPerRequest: Number.isFinite(serverCpuMs) ? round3((serverCpuMs * 1000) / Math.max(1, result.requests.total)) : null,
+    loadGeneratorCpuUsPerRequest: round3((load.user + load.system) / Math.max(1, result.requests.total)),
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/** utime + stime of a process in ms, from /proc/<pid>/stat (Linux); NaN elsewhere. */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
+/** Nearest-rank percentile of sorted values. */
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+function spawnServer(which: 'kernel' | 'baseline', env: Record<string, string>): { child: ChildProcess; ready: Promise<Extract<Message, { type: 'ready' }>> } {
+  const extra = (process.env[which === 'kernel' ? 'BENCH_KERNEL_NODE_OPTIONS' : 'BENCH_BASELINE_NODE_OPTIONS'] ?? '').split(/\s+/).filter(Boolean);
+  const child = fork(__filename, [which], {
+    execArgv: ['-r', REGISTER_TS, ...extra],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const ready = new Promise<Extract<Message, { type: 'ready' }>>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the ${which} server exited with ${code} before it was ready`)));
+    child.on('message', (message: Message) => {
+      if (message.type === 'ready') resolve(message);
+      else reject(new Error(`the ${which} server failed: ${message.error}`));
+    });
+  });
+  return { child, ready };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.send('stop');
+  });
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child: the real kernel with the notes example plugin.
+// ---------------------------------------------------------------------------------------------
+
+async function kernelServer(): Promise<void> {
+  try {
+    const { Kernel } = require('../core/kernel/kernel') as typeof import('../core/kernel/kernel');
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-'));
+    const overrides = process.env.BENCH_KERNEL_CONFIG ? JSON.parse(process.env.BENCH_KERNEL_CONFIG) : {};
+    const kernel = await Kernel.boot({
+      role: 'serve',
+      plugins: [path.join(ROOT, 'examples', 'plugins', 'notes')],
+      // Only what is set here: the host's environment must not change what is measured.
+      env: {},
+      migrate: true,
+      config: {
+        port: 0,
+        host: '127.0.0.1',
+        baseDomain: BASE_DOMAIN,
+        databaseUrl: process.env.BENCH_DATABASE_URL,
+        dataDir,
+        // Required with DATABASE_URL; nothing in this bench stores a secret.
+        secretsKey: crypto.randomBytes(32).toString('base64'),
+        ...(process.env.BENCH_POOL_MAX ? { databasePoolMax: Number(process.env.BENCH_POOL_MAX) } : {}),
+        ...overrides,
+      },
+    });
+    await kernel.start();
+    const { token } = await kernel.tenants.createTenant({ slug: TENANT_SLUG });
+    process.on('message', async (message) => {
+      if (message !== 'stop') return;
+      await kernel.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+    process.send!({ type: 'ready', url: kernel.url, poolMax: kernel.config.core.databasePoolMax, token } satisfies Message);
+  } catch (error) {
+    process.send!({ type: 'error', error: String((error as Error).stack ?? error) } satisfies Message);
+    process.exit(1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child: the baseline, raw node:http + pg.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The least a correct server must do for the same answer: find the tenant from the
+ * Host subdomain and the token from its SHA-256 (both cached for the kernel's default
+ * AUTH_CACHE_TTL_MS, as the kernel does), check the token's tenant and scope, check
+ * the id is a uuid, then run the kernel's SELECT with the kernel's parameters and
+ * serialise the row as the notes plugin does.
+ */
+async function baselineServer(): Promise<void> {
+  try {
+    const { Pool } = require('pg') as typeof import('pg');
+    const pool = new Pool({
+      connectionString: process.env.BENCH_DATABASE_URL,
+      max: Number(process.env.BENCH_POOL_MAX),
+      min: 0,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+    });
+    const TTL_MS = 5000;
+    const cache = new Map<string, { value: any; expires: number }>();
+    const cached = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
+      const now = Date.now();
+      const hit = cache.get(key);
+      if (hit && hit.expires > now) return hit.value;
+      const value = await load();
+      cache.set(key, { value, expires: now + TTL_MS });
+      return value;
+    };
+    const tenantOf = (slug: string) => cached(`t:${slug}`, async () => (await pool.query(SQL.tenant(slug))).rows[0]?.uuid as string | undefined);
+    const tokenOf = (hash: string) =>
+      cached(`k:${hash}`, async () => (await pool.query(SQL.token(hash))).rows[0] as { tenant_uuid: string; scopes: string[] } | undefined);
+    const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const suffix = `.${BASE_DOMAIN}`;
+
+    const send = (res: http.ServerResponse, status: number, payload: unknown) => {
+      const body = JSON.stringify(payload);
+      res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+    };
+    const server = http.createServer(async (req, res) => {
+      try {
+        const match = req.method === 'GET' ? /^\/api\/v1\/notes\/([^/?#]+)(?:\?.*)?$/.exec(req.url ?? '') : null;
+        if (!match) return send(res, 404, { success: false, message: 'Not found' });
+        const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+        const slug = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
+        const tenantUuid = slug && !slug.includes('.') ? await tenantOf(slug) : undefined;
+        if (!tenantUuid) return send(res, 404, { success: false, message: 'Tenant not found' });
+        const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+        if (!bearer) return send(res, 401, { success: false, message: 'Missing bearer token' });
+        const token = await tokenOf(crypto.createHash('sha256').update(bearer).digest('hex'));
+        if (!token || token.tenant_uuid !== tenantUuid) return send(res, 401, { success: false, message: 'Invalid or revoked token' });
+        if (!token.scopes.includes('read')) return send(res, 403, { success: false, message: 'Forbidden' });
+        const uuid = decodeURIComponent(match[1]);
+        if (!UUID.test(uuid)) return send(res, 400, { success: false, message: 'Invalid uuid' });
+
+        const { rows } = await pool.query(SQL.note(tenantUuid, uuid));
+        const note = rows[0];
+        if (!note) return send(res, 404, { success: false, message: 'Note not found' });
+        send(res, 200, {
+          data: {
+            uuid: note.uuid,
+            title: note.title,
+            body: note.body,
+            extras: note.extras,
+            created_at: note.created_at.toISOString(),
+            updated_at: note.updated_at.toISOString(),
+          },
+        });
+      } catch (error) {
+        send(res, 500, { success: false, message: String(error) });
+      }
+    });
+    server.keepAliveTimeout = 65_000; // as the kernel's HttpServer
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    process.on('message', async (message) => {
+      if (message !== 'stop') return;
+      server.closeAllConnections();
+      server.close();
+      await pool.end();
+      process.exit(0);
+    });
+    process.send!({ type: 'ready', url: `http://127.0.0.1:${port}`, poolMax: Number(process.env.BENCH_POOL_MAX) } satisfies Message);
+  } catch (error) {
+    process.send!({ type: 'error', error: String((error as Error).stack ?? error) } satisfies Message);
+    process.exit(1);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function fmt(value: number, digits = 2): string {
+  return value.toFixed(digits);
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
