@@ -80,6 +80,7 @@ export function workerCases(transportConfig: Record<string, unknown>): void {
     } finally {
       crashing?.kill('SIGKILL');
       healthy?.kill('SIGKILL');
+      fs.rmSync(path.dirname(marker), { recursive: true, force: true });
       await kit.stop();
     }
   }, 180_000);
