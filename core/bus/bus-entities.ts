@@ -2,18 +2,8 @@ import type { Opt } from '@mikro-orm/core';
 import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { newUuid } from '../data/uuid';
 
-/**
- * A message waiting to reach the broker (or the in-process consumers). Written in
- * the publisher's transaction, so it exists only if that transaction commits; the
- * relay deletes it once it is delivered. A retry is a new row aimed at one consumer.
- */
-@Entity({
-  tableName: 'bus_outbox',
-  // Every committed insert wakes the relays (NOTIFY is delivered at commit, never for a rollback).
-  triggers: [{ name: 'bus_outbox_notify', timing: 'after', events: ['insert'], forEach: 'statement', body: "perform pg_notify('switchboard_outbox', ''); return null;" }],
-})
-@Index({ properties: ['dueAt'] })
-export class OutboxRow {
+/** What an outbox row and a dead letter both hold of a message. */
+abstract class BusMessageColumns {
   @PrimaryKey({ type: 'uuid' })
   id: string & Opt = newUuid();
 
@@ -32,6 +22,20 @@ export class OutboxRow {
 
   @Property({ type: 'uuid', nullable: true })
   tenantUuid: string | null = null;
+}
+
+/**
+ * A message waiting to reach the broker (or the in-process consumers). Written in
+ * the publisher's transaction, so it exists only if that transaction commits; the
+ * relay deletes it once it is delivered. A retry is a new row aimed at one consumer.
+ */
+@Entity({
+  tableName: 'bus_outbox',
+  // Every committed insert wakes the relays (NOTIFY is delivered at commit, never for a rollback).
+  triggers: [{ name: 'bus_outbox_notify', timing: 'after', events: ['insert'], forEach: 'statement', body: "perform pg_notify('switchboard_outbox', ''); return null;" }],
+})
+@Index({ properties: ['dueAt'] })
+export class OutboxRow extends BusMessageColumns {
 
   /** A pending row with the same topic and key is replaced instead of adding another. */
   @Property({ type: 'string', length: 255, nullable: true })
@@ -72,27 +76,9 @@ export class InboxRow {
 /** A message a consumer gave up on after its last attempt, kept for an operator to replay. */
 @Entity({ tableName: 'bus_dead_letters' })
 @Unique({ properties: ['consumer', 'messageId'] })
-export class DeadLetter {
-  @PrimaryKey({ type: 'uuid' })
-  id: string & Opt = newUuid();
-
-  @Property({ type: 'uuid' })
-  messageId!: string;
-
+export class DeadLetter extends BusMessageColumns {
   @Property({ type: 'string', length: 255 })
   consumer!: string;
-
-  @Property({ type: 'string', length: 255 })
-  topic!: string;
-
-  @Property({ type: 'json' })
-  payload!: unknown;
-
-  @Property({ type: 'json' })
-  headers: Record<string, string> & Opt = {};
-
-  @Property({ type: 'uuid', nullable: true })
-  tenantUuid: string | null = null;
 
   @Property({ type: 'integer' })
   attempts!: number;
