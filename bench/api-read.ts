@@ -31,6 +31,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
 
 const ROOT = path.resolve(__dirname, '..');
 const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
@@ -306,12 +307,6 @@ function processCpuMs(pid: number): number {
   }
 }
 
-/** Nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-
 function spawnServer(which: 'kernel' | 'baseline', env: Record<string, string>): { child: ChildProcess; ready: Promise<Extract<Message, { type: 'ready' }>> } {
   const extra = (process.env[which === 'kernel' ? 'BENCH_KERNEL_NODE_OPTIONS' : 'BENCH_BASELINE_NODE_OPTIONS'] ?? '').split(/\s+/).filter(Boolean);
   const child = fork(__filename, [which], {
@@ -496,24 +491,3 @@ async function baselineServer(): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 
-function numberEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
-  return value;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function fmt(value: number, digits = 2): string {
-  return value.toFixed(digits);
-}
-
-function round3(value: number): number {
-  return Math.round(value * 1000) / 1000;
-}

@@ -1,5 +1,5 @@
 'use strict';
-// Runs every benchmark in bench/ (each bench/*.ts, in name order) one after the
+// Runs every benchmark in bench/ (each bench/*.ts, in name order; helpers live in bench/lib) one after the
 // other, each in a Node process of its own: `npm run bench`, or
 // `npm run bench -- api-read` for the ones whose name contains a word.
 const { spawnSync } = require('node:child_process');

@@ -1,0 +1,32 @@
+/** Small numeric helpers the benchmarks share. */
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** A non-negative number from the environment, or the fallback when unset. */
+export function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+}
+
+/** Median of the values that are numbers (NaN for none). */
+export function median(values: number[]): number {
+  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export function fmt(value: number, digits = 2): string {
+  return value.toFixed(digits);
+}
+
+export function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
