@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { PgListener } from '../data/pg-listener';
 import type { Logger } from '../logging/logger';
 import type { OutboxStore } from './outbox-store';
 import type { Transport } from './transports/transport';
@@ -22,8 +22,7 @@ export class Relay {
   readonly signal = new WakeSignal();
   private running = false;
   private loop?: Promise<void>;
-  private listener?: Client;
-  private listenRetry?: NodeJS.Timeout;
+  private listener?: PgListener;
 
   constructor(
     private readonly outbox: OutboxStore,
@@ -34,16 +33,17 @@ export class Relay {
 
   start(): void {
     this.running = true;
-    void this.listen();
+    // Catch up after every (re)connection: notifications sent meanwhile are lost.
+    this.listener = new PgListener(this.settings.databaseUrl, 'switchboard_outbox', () => this.signal.notify(), () => this.signal.notify());
+    this.listener.start();
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     this.running = false;
-    clearTimeout(this.listenRetry);
     this.signal.notify();
     await this.loop;
-    await this.listener?.end().catch(() => {});
+    await this.listener?.stop();
   }
 
   private async run(): Promise<void> {
@@ -65,32 +65,6 @@ export class Relay {
         this.logger.warn('relay cycle failed; retrying', { error: String(error) });
         await this.signal.wait(1000);
       }
-    }
-  }
-
-  private async listen(): Promise<void> {
-    if (!this.running) return;
-    const client = new Client({ connectionString: this.settings.databaseUrl });
-    const retry = () => {
-      if (this.listener === client) this.listener = undefined;
-      client.end().catch(() => {});
-      if (this.running && !this.listenRetry) {
-        this.listenRetry = setTimeout(() => {
-          this.listenRetry = undefined;
-          void this.listen();
-        }, 2000);
-      }
-    };
-    client.on('error', retry);
-    client.on('end', retry);
-    client.on('notification', () => this.signal.notify());
-    try {
-      await client.connect();
-      await client.query('listen switchboard_outbox');
-      this.listener = client;
-      this.signal.notify(); // catch up on anything published while not listening
-    } catch {
-      retry();
     }
   }
 }

@@ -93,7 +93,7 @@ export const coreConfigSchema = {
     env: 'SHUTDOWN_TIMEOUT_MS',
   },
   authCacheTtlMs: {
-    doc: 'How long a looked-up token is trusted before it is read again (revocations in the same process apply at once)',
+    doc: 'How long a looked-up token is trusted before it is read again (revocations reach every process at once through LISTEN/NOTIFY)',
     format: 'nat',
     default: 5000,
     env: 'AUTH_CACHE_TTL_MS',

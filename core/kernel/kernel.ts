@@ -9,6 +9,7 @@ import { currentTenant, runInContext } from '../context/request-context';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../data/embedded-postgres';
 import { createOrm } from '../data/orm';
 import { migrateWithLock } from '../data/migrate';
+import { PgListener } from '../data/pg-listener';
 import { Authenticator } from '../http/authenticate';
 import { createExpressApp } from '../http/express-app';
 import { HttpServer } from '../http/http-server';
@@ -29,7 +30,7 @@ import { createEgress, type Egress } from '../egress';
 import { createLlmService, createOpenAiCompatibleProvider, llmProviders, LlmUsage, type KernelLlmService } from '../llm';
 import type { Secrets } from '../secrets/secrets';
 import { ApiToken } from '../tenancy/api-token.entity';
-import { TenantDirectory } from '../tenancy/tenant-directory';
+import { AUTH_CHANNEL, TenantDirectory } from '../tenancy/tenant-directory';
 import { Tenant } from '../tenancy/tenant.entity';
 import { coreMigrations } from '../../migrations';
 import { BootError } from './boot-error';
@@ -58,6 +59,7 @@ interface KernelParts {
   plugins: LoadedPlugin[];
   orm: MikroORM;
   tenants: TenantDirectory;
+  authListener: PgListener;
   bus: Bus;
   secrets: Secrets;
   egress: Egress;
@@ -86,6 +88,7 @@ export class Kernel {
   readonly plugins: LoadedPlugin[];
   readonly orm: MikroORM;
   readonly tenants: TenantDirectory;
+  private readonly authListener: PgListener;
   readonly bus: Bus;
   readonly secrets: Secrets;
   readonly egress: Egress;
@@ -102,6 +105,7 @@ export class Kernel {
     this.plugins = parts.plugins;
     this.orm = parts.orm;
     this.tenants = parts.tenants;
+    this.authListener = parts.authListener;
     this.bus = parts.bus;
     this.secrets = parts.secrets;
     this.egress = parts.egress;
@@ -156,6 +160,8 @@ export class Kernel {
       }
 
       const tenants = new TenantDirectory(orm, config.core.authCacheTtlMs);
+      // Revocations made by other processes reach this one's auth cache at once.
+      const authListener = new PgListener(clientUrl, AUTH_CHANNEL, (payload) => tenants.forget(payload), () => tenants.forget());
       const bus = new Bus(orm, tenants, logger, {
         databaseUrl: clientUrl,
         amqpUrl: config.core.amqpUrl,
@@ -176,7 +182,7 @@ export class Kernel {
         logger: llmLogger,
       });
       const container = rootContainer.createChildContainer();
-      const kernel = new Kernel(options, { config, logger, plugins, orm, tenants, bus, secrets, egress, llm, container, database });
+      const kernel = new Kernel(options, { config, logger, plugins, orm, tenants, authListener, bus, secrets, egress, llm, container, database });
       kernel.readiness.add({ name: 'database', check: async () => void (await orm!.em.fork().getConnection().execute('select 1')) });
       if (config.core.amqpUrl) kernel.readiness.add({ name: 'broker', check: () => bus.checkBroker() });
       for (const route of [...adminRoutes(tenants), ...deadLetterRoutes(orm, bus.outbox)]) kernel.registry.add('core', route);
@@ -197,6 +203,7 @@ export class Kernel {
       await hook();
     }
     this.registry.seal();
+    if (this.config.core.authCacheTtlMs > 0) this.authListener.start();
     await this.bus.start(this.options.role);
     if (this.options.role === 'serve' || this.options.role === 'start') {
       const server = new HttpServer(
@@ -230,6 +237,7 @@ export class Kernel {
     this.stopping ??= (async () => {
       await this.server?.drain(this.config.core.shutdownTimeoutMs);
       await this.bus.stop();
+      await this.authListener.stop();
       for (const { pluginId, hook } of [...this.stopHooks].reverse()) {
         try {
           await hook();

@@ -22,11 +22,15 @@ interface CacheEntry<T> {
   expires: number;
 }
 
+/** Where a revocation is announced to every process's cache. */
+export const AUTH_CHANNEL = 'switchboard_auth';
+
 /**
  * Tenants and their tokens: provisioning (CLI and admin API) and the lookups every
- * request makes. Lookups are cached for `cacheTtlMs` because they sit on the hot path;
- * a revocation or creation in this process updates the cache at once, other
- * processes see it within the TTL.
+ * request makes. Lookups are cached for `cacheTtlMs` because they sit on the hot path.
+ * A revocation is announced with NOTIFY on commit, and every process listening
+ * (`forget`) drops the token at once; the TTL only bounds the window while a listener
+ * is reconnecting.
  */
 export class TenantDirectory {
   private readonly tenants = new Map<string, CacheEntry<TenantRef | null>>();
@@ -84,9 +88,22 @@ export class TenantDirectory {
     const token = tenant ? await em.findOne(ApiToken, { uuid: tokenUuid, tenantUuid: tenant.uuid }) : null;
     if (!token) throw new NotFoundError('Token not found');
     token.revokedAt ??= new Date();
-    await em.flush();
+    await em.transactional(async (tx) => {
+      await tx.flush();
+      await tx.getConnection().execute('select pg_notify(?, ?)', [AUTH_CHANNEL, `token:${token.tokenHash}`], 'all', tx.getTransactionContext());
+    });
     this.tokens.delete(token.tokenHash);
     return token;
+  }
+
+  /** Drops a cached entry another process announced (`token:<hash>`), or everything after a reconnect. */
+  forget(announcement?: string): void {
+    if (announcement?.startsWith('token:')) this.tokens.delete(announcement.slice('token:'.length));
+    else {
+      this.tokens.clear();
+      this.tenants.clear();
+      this.tenantsByUuid.clear();
+    }
   }
 
   /** The tenant with this slug, or null. */

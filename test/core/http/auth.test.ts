@@ -131,3 +131,28 @@ describe('optional bodies', () => {
     expect(res.body.errors).toEqual({ slug: ['is required'] });
   });
 });
+
+describe('revocation across processes', () => {
+  it("another kernel on the same database stops accepting a revoked token at once, not after its cache's TTL", async () => {
+    const other = await startTestKernel({
+      plugins: [NOTES],
+      tenant: 'elsewhere',
+      config: { databaseUrl: kit.kernel.config.core.databaseUrl, authCacheTtlMs: 60_000 },
+    });
+    try {
+      const created = await kit.admin.post('/admin/v1/tenants/acme/tokens').send({ name: 'shared' }).expect(201);
+      const viaOther = () => other.client({ host: 'acme.localhost', token: created.body.data.token }).get('/api/v1/notes');
+      await viaOther().expect(200); // now cached there for a minute
+      await kit.admin.delete(`/admin/v1/tenants/acme/tokens/${created.body.data.uuid}`).expect(200);
+      const deadline = Date.now() + 2000;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) {
+        status = (await viaOther()).status;
+        if (status === 200) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(status).toBe(401);
+    } finally {
+      await other.stop();
+    }
+  });
+});
