@@ -61,6 +61,7 @@ export type {
 export { llmProviders } from './llm/llm-extension';
 export { LlmError, LlmNotConfiguredError, LlmRequestError, LlmUnavailableError, LlmResponseError } from './llm/llm-errors';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
+export { findByUuid } from './data/find-by-uuid';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';
 export type { Logger } from './logging/logger';

@@ -12,6 +12,7 @@ import {
   Uuid,
   defineRoute,
   deleted,
+  findByUuid,
   pageOf,
   type HttpService,
 } from '../../../core';
@@ -96,7 +97,7 @@ export function registerNoteRoutes(http: HttpService, enrichers: readonly NoteEn
       errors: [404],
       response: DataEnvelope(NoteSchema),
       handler: async ({ params, em }) => {
-        const note = await em.findOne(Note, { uuid: params.uuid });
+        const note = await findByUuid(em, Note, params.uuid);
         if (!note) throw new NotFoundError('Note not found');
         return { data: toJson(note) };
       },
@@ -114,7 +115,7 @@ export function registerNoteRoutes(http: HttpService, enrichers: readonly NoteEn
       errors: [404],
       response: DataEnvelope(NoteSchema),
       handler: async ({ params, body, em }) => {
-        const note = await em.findOne(Note, { uuid: params.uuid });
+        const note = await findByUuid(em, Note, params.uuid);
         if (!note) throw new NotFoundError('Note not found');
         if (body.title !== undefined) note.title = body.title;
         if (body.body !== undefined) note.body = body.body;
@@ -135,7 +136,7 @@ export function registerNoteRoutes(http: HttpService, enrichers: readonly NoteEn
       errors: [404],
       response: DeletedEnvelope,
       handler: async ({ params, em }) => {
-        const note = await em.findOne(Note, { uuid: params.uuid });
+        const note = await findByUuid(em, Note, params.uuid);
         if (!note) throw new NotFoundError('Note not found');
         em.remove(note);
         return deleted('Note deleted');
