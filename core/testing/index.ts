@@ -2,3 +2,4 @@
 export { startTestKernel, type TestKernel, type TestKernelOptions, type TestTenant, type ApiClient } from './test-kernel';
 export { createTestDatabase } from './test-database';
 export { startFakeLlmServer, type FakeLlmServer, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript, type FakeToolCall } from './fake-llm-server';
+export { captureLogger, CaptureTransport } from './capture-logger';

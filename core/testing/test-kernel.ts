@@ -5,7 +5,7 @@ import path from 'node:path';
 import amqp from 'amqplib';
 import supertest from 'supertest';
 import { topology } from '../bus/transports/amqp-transport';
-import Transport from 'winston-transport';
+import { CaptureTransport } from './capture-logger';
 import { Kernel } from '../kernel/kernel';
 import type { PluginSource } from '../plugin/plugin-source';
 import type { ProcessRole } from '../services/core-services';
@@ -144,14 +144,4 @@ function apiClient(url: string, host: string, token?: string): ApiClient {
       return token ? test.set('Authorization', `Bearer ${token}`) : test;
     };
   return { get: make('get'), post: make('post'), put: make('put'), patch: make('patch'), delete: make('delete') };
-}
-
-class CaptureTransport extends Transport {
-  constructor(private readonly lines: Array<Record<string, unknown>>) {
-    super();
-  }
-  override log(info: Record<string, unknown>, next: () => void): void {
-    this.lines.push(info);
-    next();
-  }
 }

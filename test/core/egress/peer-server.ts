@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import winston from 'winston';
-import Transport from 'winston-transport';
 import type { EgressConfig } from '../../../core/egress';
 import type { Logger } from '../../../core/logging/logger';
+import { captureLogger } from '../../../core/testing/capture-logger';
+export { captureLogger };
 
 export interface ReceivedRequest {
   method: string;
@@ -55,18 +55,6 @@ export async function startPeer(handler: PeerHandler, host = '127.0.0.1', port =
   peer.port = (server.address() as AddressInfo).port;
   peer.url = `http://${host.includes(':') ? `[${host}]` : host}:${peer.port}`;
   return peer;
-}
-
-/** A debug-level logger whose lines the test can read. */
-export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  class Capture extends Transport {
-    override log(info: Record<string, unknown>, next: () => void): void {
-      lines.push(info);
-      next();
-    }
-  }
-  return { logger: winston.createLogger({ level: 'debug', transports: [new Capture()] }), lines };
 }
 
 /** The egress settings of a test, loopback allowed unless the test says otherwise. */

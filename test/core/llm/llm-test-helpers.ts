@@ -1,5 +1,3 @@
-import winston from 'winston';
-import Transport from 'winston-transport';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createEgress, type Egress } from '../../../core/egress';
 import { createOrm } from '../../../core/data/orm';
@@ -11,18 +9,8 @@ import { Tenant } from '../../../core/tenancy/tenant.entity';
 import { createTestDatabase } from '../../../core/testing';
 import { Migration0001Tenancy } from '../../../migrations/0001-tenancy';
 import { Migration0003LlmUsage } from '../../../migrations/0003-llm-usage';
-
-/** A debug-level logger whose lines the test can read. */
-export function captureLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  class Capture extends Transport {
-    override log(info: Record<string, unknown>, next: () => void): void {
-      lines.push(info);
-      next();
-    }
-  }
-  return { logger: winston.createLogger({ level: 'debug', transports: [new Capture()] }), lines };
-}
+import { captureLogger } from '../../../core/testing/capture-logger';
+export { captureLogger };
 
 /** Egress as the kernel builds it, with loopback allowed: the fake model servers listen there. */
 export function loopbackEgress(logger: Logger): Egress {
