@@ -4,7 +4,7 @@
  */
 export { definePlugin, isPlugin, type Plugin, type PluginDefinition, type PluginContext, type PluginMigration } from './plugin/define-plugin';
 export { createExtensionPoint, type ExtensionPoint, type ExtensionRegistry, type Contribution } from './plugin/extension-point';
-export { createServiceRef, createServiceFactory, type ServiceRef, type ServiceFactory } from './plugin/service-ref';
+export { createServiceRef, createServiceFactory, type ServiceRef, type ServiceFactory, type ServiceFactoryContext } from './plugin/service-ref';
 export {
   coreServices,
   type HttpService,

@@ -256,7 +256,7 @@ function describeOperation(op: Operation, operationId: string, components: Compo
   responses[status] = {
     description: STATUS_CODES[status] ?? 'Success',
     headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
-    ...(op.response ? { content: { [op.mediaType]: { schema: plainJson(op.response) } } } : {}),
+    ...(op.response ? { content: { [op.mediaType]: { schema: components.shared(plainJson(op.response)) } } } : {}),
   };
   for (const [code, response] of Object.entries(op.extraResponses ?? {})) {
     responses[code] = { headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }, ...plainJson(response) };
@@ -333,6 +333,7 @@ function requestSchema(schema: any): any {
   if (!schema || typeof schema !== 'object') return schema;
   const copy: Json = {};
   for (const [key, value] of Object.entries(schema)) {
+    if (key === 'x-component') continue; // components are shared among responses only
     copy[key] = key === 'properties' ? Object.fromEntries(Object.entries(value as Json).map(([name, inner]) => [name, requestSchema(inner)])) : requestSchema(value);
   }
   if (Array.isArray(schema.required) && schema.properties) {
@@ -372,6 +373,23 @@ function wordsOf(segment: string): string[] {
 class Components {
   readonly schemas: Json = {};
   readonly responses: Json = {};
+
+  /**
+   * Replaces every subschema named with `Component(name, ...)` by a `$ref`, listing
+   * it once under `components.schemas`. Two different schemas under one name would
+   * make the document lie, so that is an error.
+   */
+  shared(schema: Json): Json {
+    if (Array.isArray(schema)) return schema.map((item) => this.shared(item));
+    if (!schema || typeof schema !== 'object') return schema;
+    const { 'x-component': name, ...rest } = schema;
+    const body = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, this.shared(value as Json)]));
+    if (typeof name !== 'string') return body;
+    const existing = this.schemas[name];
+    if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(body)) throw new Error(`two different schemas are named "${name}" in the OpenAPI document`);
+    this.schemas[name] = body;
+    return { $ref: `#/components/schemas/${name}` };
+  }
 
   errorResponse(status: number): string {
     const known = ERROR_RESPONSES[status];

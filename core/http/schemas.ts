@@ -11,6 +11,12 @@ export const ResourceId = (kind: string, description?: string) =>
 
 export const Uuid = (options: { description?: string } = {}) => Type.String({ format: 'uuid', ...options });
 
+/**
+ * Names a response schema that many operations share (`Agent`): the OpenAPI document
+ * lists it once under `components.schemas` and refers to it, instead of repeating it.
+ */
+export const Component = <T extends TSchema>(name: string, schema: T) => ({ ...schema, 'x-component': name }) as T;
+
 /** Server-owned members: shown in responses, ignored when a client sends them back. */
 export const ReadOnly = <T extends TSchema>(schema: T) => ({ ...schema, readOnly: true }) as T;
 

@@ -13,6 +13,8 @@ function createAjv(coerceTypes: boolean): Ajv {
   addFormats(ajv);
   // Annotation the cross-tenant sweep and the OpenAPI document read; no validation.
   ajv.addKeyword({ keyword: 'x-resource', schemaType: 'string' });
+  // Names a schema the OpenAPI document shares as a component; no validation.
+  ajv.addKeyword({ keyword: 'x-component', schemaType: 'string' });
   return ajv;
 }
 

@@ -268,7 +268,7 @@ export class Kernel {
         if (!this.container.isRegistered(ref.id)) {
           const owner = pluginContainers.get(provider.pluginId)!;
           const deps = await resolveDeps(provider.factory.deps, (inner) => (providers.has(inner.id) ? resolve(inner) : Promise.resolve(owner.resolve(inner.id))));
-          this.container.register(ref.id, { useValue: await provider.factory.factory(deps) });
+          this.container.register(ref.id, { useValue: await provider.factory.factory(deps, { extensions }) });
         }
         return this.container.resolve(ref.id);
       };

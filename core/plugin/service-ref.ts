@@ -1,3 +1,5 @@
+import type { ExtensionRegistry } from './extension-point';
+
 /**
  * A typed handle for a service a plugin can ask for in its `deps` map. The kernel
  * resolves each ref through the plugin's own tsyringe child container, so a
@@ -19,7 +21,12 @@ export function createServiceRef<T>(id: string): ServiceRef<T> {
 export interface ServiceFactory<T = unknown, D extends DepsMap = DepsMap> {
   readonly service: ServiceRef<T>;
   readonly deps: D;
-  factory(deps: ResolvedDeps<D>): T | Promise<T>;
+  /** Builds the service once, after its plugin's init; `extensions` holds every plugin's contributions. */
+  factory(deps: ResolvedDeps<D>, context: ServiceFactoryContext): T | Promise<T>;
+}
+
+export interface ServiceFactoryContext {
+  extensions: ExtensionRegistry;
 }
 
 export type DepsMap = Record<string, ServiceRef<unknown>>;

@@ -74,8 +74,22 @@ function paramKinds(route: CompiledRoute): Record<string, string | undefined> {
   return Object.fromEntries(names.map((name) => [name, properties[name]?.['x-resource']]));
 }
 
-/** The body schema's first example, or the smallest value TypeBox can make from it. */
+/**
+ * The body schema's first example, or else the smallest value TypeBox can make from
+ * its writable members (an empty object when it cannot: a partial update's body).
+ * A body the owner's call then refuses with 422 is reported, so a route whose
+ * required body cannot be guessed gets an example instead of a silent pass.
+ */
 function sampleBody(schema: TSchema): unknown {
   const examples = (schema as { examples?: unknown[] }).examples;
-  return examples?.length ? structuredClone(examples[0]) : Value.Create(schema);
+  if (examples?.length) return structuredClone(examples[0]);
+  const properties = (schema as { properties?: Record<string, { readOnly?: boolean }> }).properties;
+  const writable = properties
+    ? ({ ...schema, properties: Object.fromEntries(Object.entries(properties).filter(([, member]) => member.readOnly !== true)), required: ((schema as { required?: string[] }).required ?? []).filter((name) => properties[name]?.readOnly !== true) } as TSchema)
+    : schema;
+  try {
+    return Value.Create(writable);
+  } catch {
+    return {};
+  }
 }

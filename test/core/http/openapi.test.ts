@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import supertest from 'supertest';
 import { ROOT_DIR } from '../../../core/kernel/kernel';
+import { installedPluginDirs } from '../../../core/plugin/plugin-source';
 import { createTestDatabase, startTestKernel, type TestKernel } from '../../../core/testing';
 
 const run = promisify(execFile);
@@ -16,7 +17,8 @@ describe('OpenAPI document and docs page', () => {
   let document: any;
 
   beforeAll(async () => {
-    kit = await startTestKernel({ plugins: [path.join(EXAMPLES, 'notes'), path.join(EXAMPLES, 'notes-word-count')] });
+    // What `switchboard openapi` loads: every installed plugin, plus the examples.
+    kit = await startTestKernel({ plugins: [...installedPluginDirs(ROOT_DIR, []), path.join(EXAMPLES, 'notes'), path.join(EXAMPLES, 'notes-word-count')] });
     // Public and on any host: neither a tenant host nor a token.
     const res = await supertest(kit.url).get('/api/v1/openapi.json').set('Host', 'docs.example.test');
     expect(res.status).toBe(200);

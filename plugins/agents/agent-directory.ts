@@ -1,0 +1,59 @@
+import { createServiceRef, type OrmService, type SecretsService, type TenantService } from '../../core';
+import type { AgentJson, AgentReader } from './agent-reader';
+import { AgentIntent, AgentWebhook } from './entities';
+import { intentAuthToken, webhookSecret } from './secret-columns';
+
+export interface IntentWebhookTarget {
+  url: string;
+  /** The intent's credential, decrypted for the call; null when it has none. */
+  authToken: string | null;
+}
+
+export interface WebhookSubscriber {
+  webhookUuid: string;
+  url: string;
+  /** The signing secret, decrypted; null when the webhook has none. */
+  secret: string | null;
+}
+
+/**
+ * The agents plugin's read API for other plugins, always for the current tenant
+ * (the request's, or the bus message's) and inside the current transaction.
+ */
+export interface AgentDirectory {
+  /** Whether the agent exists in the current tenant. */
+  exists(agentUuid: string): Promise<boolean>;
+  /** The agent's effective configuration, exactly as `GET /api/v1/agents/{uuid}` returns it. */
+  get(agentUuid: string): Promise<AgentJson | null>;
+  /** Where and with what credential an intent's webhook is called; null without a webhook. */
+  intentWebhook(agentUuid: string, intentUuid: string): Promise<IntentWebhookTarget | null>;
+  /** The agent's active webhooks subscribed to `event`. */
+  webhookSubscribers(agentUuid: string, event: string): Promise<WebhookSubscriber[]>;
+}
+
+export const agentDirectoryRef = createServiceRef<AgentDirectory>('agents.directory');
+
+export function createAgentDirectory(orm: OrmService, tenants: TenantService, secrets: SecretsService, reader: AgentReader): AgentDirectory {
+  return {
+    async exists(agentUuid) {
+      const tenant = tenants.require();
+      const rows = await orm.em.getConnection().execute(`select 1 from agents where uuid = ? and tenant_uuid = ?`, [agentUuid, tenant.uuid], 'all', orm.em.getTransactionContext());
+      return rows.length > 0;
+    },
+    get: (agentUuid) => reader.one(orm.em, tenants.require().uuid, agentUuid),
+    async intentWebhook(agentUuid, intentUuid) {
+      const tenant = tenants.require();
+      const intent = await orm.em.findOne(AgentIntent, { uuid: intentUuid, agentUuid });
+      if (!intent?.webhookUrl) return null;
+      const authToken = intent.webhookAuthToken ? secrets.decrypt(intent.webhookAuthToken, intentAuthToken.context(tenant.uuid)) : null;
+      return { url: intent.webhookUrl, authToken };
+    },
+    async webhookSubscribers(agentUuid, event) {
+      const tenant = tenants.require();
+      const hooks = await orm.em.find(AgentWebhook, { agentUuid, isActive: true }, { orderBy: { uuid: 'asc' } });
+      return hooks
+        .filter((hook) => hook.events.includes(event))
+        .map((hook) => ({ webhookUuid: hook.uuid, url: hook.url, secret: hook.secret ? secrets.decrypt(hook.secret, webhookSecret.context(tenant.uuid)) : null }));
+    },
+  };
+}

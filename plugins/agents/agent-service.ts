@@ -1,0 +1,38 @@
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { NotFoundError, type BusService, type SecretsService } from '../../core';
+import { AGENT_TOPICS, type AgentChangedEvent } from './agent-events';
+import type { AgentJson, AgentReader } from './agent-reader';
+import { Agent } from './entities';
+
+/**
+ * What every agent-mutating route shares: find the agent to change (locked, so two
+ * writes to one agent's lists never interleave), and answer with the whole agent
+ * after announcing the change on the bus in the same transaction.
+ */
+export class AgentService {
+  constructor(
+    readonly reader: AgentReader,
+    readonly bus: BusService,
+    readonly secrets: SecretsService,
+    /** Event names agent webhooks may subscribe to (filled by every plugin at init). */
+    readonly webhookEvents: ReadonlySet<string>,
+  ) {}
+
+  /** The agent of the current tenant, row-locked until the request's transaction ends; 404 otherwise. */
+  async lockForWrite(em: EntityManager, agentUuid: string): Promise<Agent> {
+    const agent = await em.findOne(Agent, { uuid: agentUuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!agent) throw new NotFoundError('Agent not found');
+    return agent;
+  }
+
+  /** Flushes, reads the agent back as the API returns it, and publishes the change. */
+  async saved(em: EntityManager, agent: Agent, changed: string[], topic: string = AGENT_TOPICS.updated): Promise<{ data: AgentJson }> {
+    agent.updatedAt = new Date();
+    await em.flush();
+    const json = (await this.reader.one(em, agent.tenantUuid, agent.uuid))!;
+    const event: AgentChangedEvent = { agent_uuid: agent.uuid, changed, agent: json };
+    await this.bus.publish(topic, event, { headers: { 'agent-uuid': agent.uuid } });
+    return { data: json };
+  }
+}

@@ -1,0 +1,8 @@
+import { Entity, Property } from '@mikro-orm/decorators/legacy';
+import { AgentChild } from './agent-child';
+
+@Entity({ tableName: 'agent_guidelines' })
+export class AgentGuideline extends AgentChild {
+  @Property({ type: 'text' }) content!: string;
+  @Property({ type: 'integer' }) order!: number;
+}

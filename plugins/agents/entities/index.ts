@@ -1,0 +1,11 @@
+export { Agent } from './agent.entity';
+export { AgentGuideline } from './agent-guideline.entity';
+export { AgentNote } from './agent-note.entity';
+export { AgentProcedure, type ProcedureStep } from './agent-procedure.entity';
+export { AgentTrainingRow } from './agent-training-row.entity';
+export { AgentIntent, type IntentParameter } from './agent-intent.entity';
+export { AgentWebhook } from './agent-webhook.entity';
+export { AgentRoutingRule } from './agent-routing-rule.entity';
+export { AgentGuardRule } from './agent-guard-rule.entity';
+export { AgentPhoneNumber, type PhoneCapabilities } from './agent-phone-number.entity';
+export { AgentChannel } from './agent-channel.entity';

@@ -1,0 +1,38 @@
+import { Component, ReadOnly, Type, Uuid } from '../../../core';
+import { OpenObject } from './formats';
+
+/** The channels an agent can talk on (the spec names them in its overview). */
+export const CHANNEL_TYPES = ['phone', 'sms', 'chatapp', 'chatapp_call', 'social', 'web_chat'] as const;
+
+const ChannelType = Type.Union(
+  CHANNEL_TYPES.map((type) => Type.Literal(type)),
+  { description: 'phone (voice calls), sms, chatapp (text), chatapp_call (voice), social (social messaging), web_chat' },
+);
+
+/** A channel the agent talks on; `config` holds its non-secret settings. */
+export const Channel = Component('Channel', Type.Object(
+  {
+    uuid: ReadOnly(Uuid()),
+    type: ChannelType,
+    name: Type.String({ maxLength: 200 }),
+    is_active: Type.Boolean(),
+    config: OpenObject('Channel settings (no credentials: those live in connections)'),
+  },
+  { additionalProperties: false },
+));
+
+export const ChannelWrite = Type.Object(
+  {
+    uuid: ReadOnly(Uuid()),
+    type: ChannelType,
+    name: Type.Optional(Channel.properties.name),
+    is_active: Type.Optional(Type.Boolean()),
+    config: Type.Optional(Channel.properties.config),
+  },
+  { additionalProperties: false, examples: [{ type: 'web_chat', name: 'Website widget' }] },
+);
+
+export const ChannelPatch = Type.Object(
+  { ...ChannelWrite.properties, type: Type.Optional(ChannelType) },
+  { additionalProperties: false },
+);
