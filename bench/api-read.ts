@@ -1,7 +1,12 @@
 /**
- * bench/api-read: the kernel serving `GET /api/v1/notes/:uuid` (a small
- * tenant-scoped resource) against a baseline of raw node:http + pg that does the
- * same work in SQL terms and answers with byte-identical JSON.
+ * bench/api-read: the kernel serving tenant-scoped reads against a baseline of raw
+ * node:http + pg that does the same work in SQL terms and answers with
+ * byte-identical JSON. Two scenarios, each measured and reported on its own:
+ *
+ *   notes  `GET /api/v1/notes/:uuid`: a small resource of the example plugin;
+ *   agent  `GET /api/v1/agents/:uuid`: an agent with 20 guidelines, 20 notes,
+ *          5 procedures of 5 steps, 50 training rows, 10 intents, 5 webhooks,
+ *          10 routing and 5 guard rules and 3 phone numbers (about 25 KB of JSON).
  *
  *   node -r ./bin/register-ts.js bench/api-read.ts      (npm run bench:api-read)
  *
@@ -23,6 +28,7 @@
  *   BENCH_KERNEL_NODE_OPTIONS    extra node flags for the kernel child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_BASELINE_NODE_OPTIONS  the same for the baseline child
  *   BENCH_KERNEL_CONFIG  JSON object of extra kernel config overrides (experiments only), e.g. '{"logLevel":"warn"}'
+ *   BENCH_SCENARIOS     comma-separated scenarios to run (default: notes,agent)
  *   BENCH_ENFORCE=1     exit with status 1 when a goal is missed
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -35,7 +41,10 @@ import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
 
 const ROOT = path.resolve(__dirname, '..');
 const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
-const RESULTS_FILE = path.join(__dirname, 'results', 'api-read.json');
+const resultsFile = (scenario: Scenario) => path.join(__dirname, 'results', scenario === 'notes' ? 'api-read.json' : `api-read-${scenario}.json`);
+
+type Scenario = 'notes' | 'agent';
+const SCENARIOS: readonly Scenario[] = ['notes', 'agent'];
 const TENANT_SLUG = 'bench';
 const BASE_DOMAIN = 'localhost';
 
@@ -52,8 +61,14 @@ const SQL = {
   note: (tenantUuid: string, uuid: string) =>
     `select "n0".* from "example_notes" as "n0" where "n0"."tenant_uuid" = ${literal(tenantUuid)} and "n0"."uuid" = ${literal(uuid)} limit 1`,
   tenant: (slug: string) => `select "t0".* from "tenants" as "t0" where "t0"."slug" = ${literal(slug)} limit 1`,
+  /** The agents plugin's one statement for a whole agent, with its values inlined as MikroORM sends them. */
+  agent: (tenantUuid: string, uuid: string) => agentReader().SELECT_AGENTS.replace('?', literal(tenantUuid)).replace('?', literal(uuid)),
   token: (hash: string) => `select "a0".* from "api_tokens" as "a0" where "a0"."token_hash" = ${literal(hash)} and "a0"."revoked_at" is null limit 1`,
 };
+
+/** The plugin's own row-to-JSON mapping: the baseline answers byte-identical JSON without the kernel around it. */
+const agentReader = () => require('../plugins/agents/agent-reader') as typeof import('../plugins/agents/agent-reader');
+const agentJson = (row: Record<string, unknown>) => agentReader().toJson(row);
 
 function literal(value: string): string {
   const { escapeLiteral } = require('pg') as typeof import('pg');
@@ -121,103 +136,17 @@ async function main(): Promise<void> {
     const host = `${TENANT_SLUG}.${BASE_DOMAIN}`;
     const headers = { host, authorization: `Bearer ${token}` };
 
-    // Seed one note through the API itself.
-    const created = await request(`${kernel.url}/api/v1/notes`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ title: 'Call back', body: 'Ask about the renewal; they want the annual plan with two extra seats.' }),
-    });
-    if (created.status !== 201) throw new Error(`seeding the note failed: ${created.status} ${created.body}`);
-    const noteUuid: string = JSON.parse(created.body.toString()).data.uuid;
-    const notePath = `/api/v1/notes/${noteUuid}`;
-
     const baselineChild = spawnServer('baseline', { BENCH_DATABASE_URL: database.url, BENCH_POOL_MAX: String(kernel.poolMax) });
     children.push(baselineChild.child);
     const baseline = await baselineChild.ready;
-
-    await checkEquivalence(kernel.url, baseline.url, notePath, headers);
-
     const servers = { kernel: { url: kernel.url, pid: kernelChild.child.pid! }, baseline: { url: baseline.url, pid: baselineChild.child.pid! } };
-    const run = (side: 'kernel' | 'baseline', seconds: number, round: number) =>
-      measure(side, round, `${servers[side].url}${notePath}`, headers, settings.connections, settings.rate, seconds, servers[side].pid);
 
-    console.log(
-      `api-read: GET ${notePath}, ${settings.connections} connections${settings.rate ? ` at a fixed ${settings.rate} req/s` : ''}, pool ${kernel.poolMax}, ` +
-        `${settings.rounds} rounds x ${settings.duration}s per side after ${settings.warmup}s warm-up per side (${os.cpus().length} CPUs, node ${process.version})`,
-    );
-    if (settings.warmup > 0) {
-      await run('kernel', settings.warmup, 0);
-      await run('baseline', settings.warmup, 0);
+    const chosen = (process.env.BENCH_SCENARIOS ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()) as Scenario[];
+    for (const scenario of chosen) {
+      if (!SCENARIOS.includes(scenario)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIOS.join(', ')})`);
+      const resourcePath = await seed(scenario, kernel.url, headers);
+      await runScenario(scenario, resourcePath, servers, headers, settings, kernel.poolMax);
     }
-    const runs: RunResult[] = [];
-    for (let round = 1; round <= settings.rounds; round++) {
-      const order: Array<'kernel' | 'baseline'> = round % 2 === 1 ? ['kernel', 'baseline'] : ['baseline', 'kernel'];
-      for (const side of order) {
-        const result = await run(side, settings.duration, round);
-        runs.push(result);
-        console.log(
-          `  round ${round} ${side.padEnd(8)} ${fmt(result.requestsPerSecond, 0).padStart(7)} req/s  ` +
-            `p50 ${fmt(result.latencyP50)} ms  p99 ${fmt(result.latencyP99)} ms  server CPU ${result.serverCpuUsPerRequest === null ? '?' : fmt(result.serverCpuUsPerRequest, 0)} us/req  ` +
-            `(${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors)`,
-        );
-      }
-    }
-
-    const failed = runs.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0);
-    const summary = (side: 'kernel' | 'baseline') => {
-      const mine = runs.filter((r) => r.side === side);
-      return {
-        requestsPerSecond: median(mine.map((r) => r.requestsPerSecond)),
-        latencyP50: median(mine.map((r) => r.latencyP50)),
-        latencyP99: median(mine.map((r) => r.latencyP99)),
-        serverCpuUsPerRequest: median(mine.map((r) => r.serverCpuUsPerRequest ?? NaN)),
-      };
-    };
-    const k = summary('kernel');
-    const b = summary('baseline');
-    const throughputRatio = k.requestsPerSecond / b.requestsPerSecond;
-    const p99Ratio = k.latencyP99 / b.latencyP99;
-    const goals = {
-      throughput: { goal: `>= ${GOALS.minThroughputRatio}`, ratio: round3(throughputRatio), met: throughputRatio >= GOALS.minThroughputRatio },
-      p99: { goal: `<= ${GOALS.maxP99Ratio}`, ratio: round3(p99Ratio), met: p99Ratio <= GOALS.maxP99Ratio },
-    };
-
-    console.log('');
-    console.log(`median of ${settings.rounds} runs per side      req/s       p50        p99   server CPU/req`);
-    const line = (name: string, x: typeof k) =>
-      console.log(`  ${name.padEnd(26)}${fmt(x.requestsPerSecond, 0).padStart(8)}  ${fmt(x.latencyP50).padStart(6)} ms  ${fmt(x.latencyP99).padStart(6)} ms  ${fmt(x.serverCpuUsPerRequest, 0).padStart(6)} us`);
-    line('kernel', k);
-    line('baseline (node:http + pg)', b);
-    console.log(`  kernel/baseline throughput  ${fmt(throughputRatio * 100, 1)}%  (goal >= ${GOALS.minThroughputRatio * 100}%): ${goals.throughput.met ? 'MET' : 'MISSED'}`);
-    console.log(`  kernel/baseline p99         ${fmt(p99Ratio, 2)}x  (goal <= ${GOALS.maxP99Ratio}x): ${goals.p99.met ? 'MET' : 'MISSED'}`);
-    if (failed.length > 0) console.log(`  WARNING: ${failed.length} run(s) had non-2xx answers, errors or timeouts; the figures are not valid`);
-
-    fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
-    fs.writeFileSync(
-      RESULTS_FILE,
-      JSON.stringify(
-        {
-          bench: 'api-read',
-          date: new Date().toISOString(),
-          node: process.version,
-          cpus: os.cpus().length,
-          request: `GET ${notePath}`,
-          settings: { ...settings, poolMax: kernel.poolMax },
-          kernel: k,
-          baseline: b,
-          throughputRatio: round3(throughputRatio),
-          p99Ratio: round3(p99Ratio),
-          goals,
-          valid: failed.length === 0,
-          runs,
-        },
-        null,
-        2,
-      ) + '\n',
-    );
-    console.log(`  results written to ${path.relative(process.cwd(), RESULTS_FILE)}`);
-    if (failed.length > 0) process.exitCode = 1;
-    else if (process.env.BENCH_ENFORCE === '1' && !(goals.throughput.met && goals.p99.met)) process.exitCode = 1;
   } finally {
     await Promise.all(children.map(stopChild));
     await database.drop().catch((error) => console.error('dropping the bench database failed:', error));
@@ -226,27 +155,158 @@ async function main(): Promise<void> {
   }
 }
 
+type Servers = Record<'kernel' | 'baseline', { url: string; pid: number }>;
+type Settings = { duration: number; warmup: number; rounds: number; connections: number; rate: number };
+
+/** Seeds the scenario's resource through the API itself and returns its path. */
+async function seed(scenario: Scenario, kernelUrl: string, headers: Record<string, string>): Promise<string> {
+  const call = async (method: string, urlPath: string, body: unknown, expected: number) => {
+    const res = await request(`${kernelUrl}${urlPath}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (res.status !== expected) throw new Error(`seeding: ${method} ${urlPath} answered ${res.status} ${res.body}`);
+    return JSON.parse(res.body.toString()).data;
+  };
+  if (scenario === 'notes') {
+    const note = await call('POST', '/api/v1/notes', { title: 'Call back', body: 'Ask about the renewal; they want the annual plan with two extra seats.' }, 201);
+    return `/api/v1/notes/${note.uuid}`;
+  }
+  const agent = await call('POST', '/api/v1/agents', { name: 'Reception', role: 'Receptionist of a dental clinic', language: 'en-US', timezone: 'Europe/Madrid' }, 201);
+  const target = await call('POST', '/api/v1/agents', { name: 'Sales' }, 201);
+  const base = `/api/v1/agents/${agent.agent_uuid}`;
+  const intents: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    const body = { key: `tool_${i}`, name: `Tool ${i}`, description: 'When the caller asks for it', webhook: { url: `https://crm.example.com/hooks/${i}`, auth_token: 'token' }, parameters: [{ key: 'email', type: 'string', required: true }] };
+    intents.push((await call('POST', `${base}/intents`, body, 200)).intents[i].intent_uuid);
+  }
+  for (let i = 0; i < 5; i++) await call('POST', `${base}/webhooks`, { url: `https://example.com/hooks/${i}`, events: ['agent.updated'], secret: 'a-signing-secret-for-the-bench' }, 200);
+  for (let i = 0; i < 3; i++) await call('POST', `${base}/phone-numbers`, { number: `+1415555010${i}`, country_code: 'US' }, 200);
+  const text = (what: string, i: number) => `${what} ${i}: a sentence of ordinary length that an operator would write for an agent.`;
+  await call(
+    'PUT',
+    base,
+    {
+      guidelines: Array.from({ length: 20 }, (_, i) => ({ content: text('Guideline', i), order: i + 1 })),
+      notes: Array.from({ length: 20 }, (_, i) => ({ content: text('Note', i), order: i + 1 })),
+      procedures: Array.from({ length: 5 }, (_, p) => ({
+        name: `Procedure ${p}`,
+        description: text('Procedure', p),
+        steps: Array.from({ length: 5 }, (_, s) => ({ order: s + 1, description: text('Step', s), intent_uuid: intents[(p + s) % intents.length] })),
+      })),
+      training: Array.from({ length: 50 }, (_, i) => ({ content: text('Question', i), intent: 'pricing', response: text('Answer', i) })),
+      routing_rules: Array.from({ length: 10 }, (_, i) => ({ department_name: `Department ${i}`, phrases: ['talk to someone'], destination_type: 'agent', destination_agent_uuid: target.agent_uuid, priority: i })),
+      guard_rules: Array.from({ length: 5 }, (_, i) => ({ name: `Guard ${i}`, when_condition: text('Condition', i), then_action: 'end_conversation', say_before_end: 'Goodbye.' })),
+    },
+    200,
+  );
+  return base;
+}
+
+async function runScenario(scenario: Scenario, resourcePath: string, servers: Servers, headers: Record<string, string>, settings: Settings, poolMax: number): Promise<void> {
+  await checkEquivalence(servers.kernel.url, servers.baseline.url, resourcePath, headers);
+
+  const run = (side: 'kernel' | 'baseline', seconds: number, round: number) =>
+    measure(side, round, `${servers[side].url}${resourcePath}`, headers, settings.connections, settings.rate, seconds, servers[side].pid);
+
+  console.log(
+    `api-read ${scenario}: GET ${resourcePath}, ${settings.connections} connections${settings.rate ? ` at a fixed ${settings.rate} req/s` : ''}, pool ${poolMax}, ` +
+      `${settings.rounds} rounds x ${settings.duration}s per side after ${settings.warmup}s warm-up per side (${os.cpus().length} CPUs, node ${process.version})`,
+  );
+  if (settings.warmup > 0) {
+    await run('kernel', settings.warmup, 0);
+    await run('baseline', settings.warmup, 0);
+  }
+  const runs: RunResult[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    const order: Array<'kernel' | 'baseline'> = round % 2 === 1 ? ['kernel', 'baseline'] : ['baseline', 'kernel'];
+    for (const side of order) {
+      const result = await run(side, settings.duration, round);
+      runs.push(result);
+      console.log(
+        `  round ${round} ${side.padEnd(8)} ${fmt(result.requestsPerSecond, 0).padStart(7)} req/s  ` +
+          `p50 ${fmt(result.latencyP50)} ms  p99 ${fmt(result.latencyP99)} ms  server CPU ${result.serverCpuUsPerRequest === null ? '?' : fmt(result.serverCpuUsPerRequest, 0)} us/req  ` +
+          `(${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors)`,
+      );
+    }
+  }
+
+  const failed = runs.filter((r) => r.non2xx > 0 || r.errors > 0 || r.timeouts > 0);
+  const summary = (side: 'kernel' | 'baseline') => {
+    const mine = runs.filter((r) => r.side === side);
+    return {
+      requestsPerSecond: median(mine.map((r) => r.requestsPerSecond)),
+      latencyP50: median(mine.map((r) => r.latencyP50)),
+      latencyP99: median(mine.map((r) => r.latencyP99)),
+      serverCpuUsPerRequest: median(mine.map((r) => r.serverCpuUsPerRequest ?? NaN)),
+    };
+  };
+  const k = summary('kernel');
+  const b = summary('baseline');
+  const throughputRatio = k.requestsPerSecond / b.requestsPerSecond;
+  const p99Ratio = k.latencyP99 / b.latencyP99;
+  const goals = {
+    throughput: { goal: `>= ${GOALS.minThroughputRatio}`, ratio: round3(throughputRatio), met: throughputRatio >= GOALS.minThroughputRatio },
+    p99: { goal: `<= ${GOALS.maxP99Ratio}`, ratio: round3(p99Ratio), met: p99Ratio <= GOALS.maxP99Ratio },
+  };
+
+  console.log('');
+  console.log(`median of ${settings.rounds} runs per side      req/s       p50        p99   server CPU/req`);
+  const line = (name: string, x: typeof k) =>
+    console.log(`  ${name.padEnd(26)}${fmt(x.requestsPerSecond, 0).padStart(8)}  ${fmt(x.latencyP50).padStart(6)} ms  ${fmt(x.latencyP99).padStart(6)} ms  ${fmt(x.serverCpuUsPerRequest, 0).padStart(6)} us`);
+  line('kernel', k);
+  line('baseline (node:http + pg)', b);
+  console.log(`  kernel/baseline throughput  ${fmt(throughputRatio * 100, 1)}%  (goal >= ${GOALS.minThroughputRatio * 100}%): ${goals.throughput.met ? 'MET' : 'MISSED'}`);
+  console.log(`  kernel/baseline p99         ${fmt(p99Ratio, 2)}x  (goal <= ${GOALS.maxP99Ratio}x): ${goals.p99.met ? 'MET' : 'MISSED'}`);
+  if (failed.length > 0) console.log(`  WARNING: ${failed.length} run(s) had non-2xx answers, errors or timeouts; the figures are not valid`);
+
+  fs.mkdirSync(path.dirname(resultsFile(scenario)), { recursive: true });
+  fs.writeFileSync(
+    resultsFile(scenario),
+    JSON.stringify(
+      {
+        bench: 'api-read',
+        scenario,
+        date: new Date().toISOString(),
+        node: process.version,
+        cpus: os.cpus().length,
+        request: `GET ${resourcePath}`,
+        settings: { ...settings, poolMax },
+        kernel: k,
+        baseline: b,
+        throughputRatio: round3(throughputRatio),
+        p99Ratio: round3(p99Ratio),
+        goals,
+        valid: failed.length === 0,
+        runs,
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  console.log(`  results written to ${path.relative(process.cwd(), resultsFile(scenario))}`);
+  if (failed.length > 0) process.exitCode = 1;
+  else if (process.env.BENCH_ENFORCE === '1' && !(goals.throughput.met && goals.p99.met)) process.exitCode = 1;
+}
+
 /** Both servers must give the same answers before their speed is compared. */
-async function checkEquivalence(kernelUrl: string, baselineUrl: string, notePath: string, headers: Record<string, string>): Promise<void> {
+async function checkEquivalence(kernelUrl: string, baselineUrl: string, resourcePath: string, headers: Record<string, string>): Promise<void> {
   const both = (urlPath: string, h: Record<string, string>) => Promise.all([request(kernelUrl + urlPath, { headers: h }), request(baselineUrl + urlPath, { headers: h })]);
 
-  const [k, b] = await both(notePath, headers);
+  const [k, b] = await both(resourcePath, headers);
   if (k.status !== 200 || b.status !== 200) throw new Error(`expected 200 from both, got kernel ${k.status} ${k.body}, baseline ${b.status} ${b.body}`);
   if (!k.body.equals(b.body)) throw new Error(`the bodies differ:\n  kernel:   ${k.body}\n  baseline: ${b.body}`);
   if (k.headers['content-type'] !== b.headers['content-type']) {
     throw new Error(`content types differ: kernel ${k.headers['content-type']}, baseline ${b.headers['content-type']}`);
   }
-  const note = JSON.parse(k.body.toString()).data;
-  if (!note || note.uuid !== notePath.split('/').pop()) throw new Error(`unexpected body ${k.body}`);
-  console.log(`equivalence check: both answer 200 with the same ${k.body.length} bytes: ${k.body}`);
+  const resource = JSON.parse(k.body.toString()).data;
+  if (!resource || (resource.uuid ?? resource.agent_uuid) !== resourcePath.split('/').pop()) throw new Error(`unexpected body ${k.body.subarray(0, 500)}`);
+  console.log(`equivalence check: both answer 200 with the same ${k.body.length} bytes: ${k.body.subarray(0, 200)}${k.body.length > 200 ? '...' : ''}`);
 
-  // The baseline does not skip the checks the kernel makes: unknown note, other tenant, bad or missing token.
+  // The baseline does not skip the checks the kernel makes: unknown id, other tenant, bad or missing token.
   const otherUuid = crypto.randomUUID();
   const cases: Array<[string, string, Record<string, string>]> = [
-    ['unknown note', `/api/v1/notes/${otherUuid}`, headers],
-    ['unknown tenant', notePath, { ...headers, host: `nobody.${BASE_DOMAIN}` }],
-    ['wrong token', notePath, { ...headers, authorization: 'Bearer sbt_wrong' }],
-    ['no token', notePath, { host: headers.host }],
+    ['unknown id', resourcePath.replace(/[^/]+$/, otherUuid), headers],
+    ['unknown tenant', resourcePath, { ...headers, host: `nobody.${BASE_DOMAIN}` }],
+    ['wrong token', resourcePath, { ...headers, authorization: 'Bearer sbt_wrong' }],
+    ['no token', resourcePath, { host: headers.host }],
   ];
   for (const [name, urlPath, h] of cases) {
     const [kk, bb] = await both(urlPath, h);
@@ -366,7 +426,7 @@ async function kernelServer(): Promise<void> {
     const overrides = process.env.BENCH_KERNEL_CONFIG ? JSON.parse(process.env.BENCH_KERNEL_CONFIG) : {};
     const kernel = await Kernel.boot({
       role: 'serve',
-      plugins: [path.join(ROOT, 'examples', 'plugins', 'notes')],
+      plugins: [path.join(ROOT, 'examples', 'plugins', 'notes'), path.join(ROOT, 'plugins', 'agents')],
       // Only what is set here: the host's environment must not change what is measured.
       env: {},
       migrate: true,
@@ -376,7 +436,7 @@ async function kernelServer(): Promise<void> {
         baseDomain: BASE_DOMAIN,
         databaseUrl: process.env.BENCH_DATABASE_URL,
         dataDir,
-        // Required with DATABASE_URL; nothing in this bench stores a secret.
+        // Required with DATABASE_URL (the agent's webhooks and intents store secrets).
         secretsKey: crypto.randomBytes(32).toString('base64'),
         ...(process.env.BENCH_POOL_MAX ? { databasePoolMax: Number(process.env.BENCH_POOL_MAX) } : {}),
         ...overrides,
@@ -441,7 +501,7 @@ async function baselineServer(): Promise<void> {
     };
     const server = http.createServer(async (req, res) => {
       try {
-        const match = req.method === 'GET' ? /^\/api\/v1\/notes\/([^/?#]+)(?:\?.*)?$/.exec(req.url ?? '') : null;
+        const match = req.method === 'GET' ? /^\/api\/v1\/(notes|agents)\/([^/?#]+)(?:\?.*)?$/.exec(req.url ?? '') : null;
         if (!match) return send(res, 404, { success: false, message: 'Not found' });
         const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
         const slug = host.endsWith(suffix) ? host.slice(0, -suffix.length) : '';
@@ -452,8 +512,13 @@ async function baselineServer(): Promise<void> {
         const token = await tokenOf(crypto.createHash('sha256').update(bearer).digest('hex'));
         if (!token || token.tenant_uuid !== tenantUuid) return send(res, 401, { success: false, message: 'Invalid or revoked token' });
         if (!token.scopes.includes('read')) return send(res, 403, { success: false, message: 'Forbidden' });
-        const uuid = decodeURIComponent(match[1]);
+        const uuid = decodeURIComponent(match[2]);
         if (!UUID.test(uuid)) return send(res, 400, { success: false, message: 'Invalid uuid' });
+        if (match[1] === 'agents') {
+          const { rows: agents } = await pool.query(SQL.agent(tenantUuid, uuid));
+          if (!agents[0]) return send(res, 404, { success: false, message: 'Agent not found' });
+          return send(res, 200, { data: agentJson(agents[0]) });
+        }
 
         const { rows } = await pool.query(SQL.note(tenantUuid, uuid));
         const note = rows[0];

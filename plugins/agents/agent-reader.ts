@@ -107,7 +107,7 @@ const agentColumns = [
  * and no entity hydration (measured against per-list queries in bench/api-read).
  * The tenant is a condition here because raw SQL bypasses the ORM's tenant filter.
  */
-const SELECT_AGENTS = `select ${[...agentColumns, ...listColumns].join(', ')} from "agents" a where a.tenant_uuid = ? and a.uuid in (?)`;
+export const SELECT_AGENTS = `select ${[...agentColumns, ...listColumns].join(', ')} from "agents" a where a.tenant_uuid = ? and a.uuid in (?)`;
 
 export class AgentReader {
   constructor(private readonly slots: readonly AgentSettingsSlot[]) {}
@@ -134,7 +134,8 @@ export class AgentReader {
   }
 }
 
-function toJson(row: Record<string, any>): AgentJson {
+/** An agent row of SELECT_AGENTS as the API returns it (settings slots not yet added). */
+export function toJson(row: Record<string, any>): AgentJson {
   const json: AgentJson = { agent_uuid: row.uuid, name: row.name } as AgentJson;
   for (const member of PERSONA_MEMBERS) json[member] = row[member];
   Object.assign(json, {

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError, type BusService, type SecretsService } from '../../core';
 import { AGENT_TOPICS, type AgentChangedEvent } from './agent-events';
 import type { AgentJson, AgentReader } from './agent-reader';
+import { applyAgentWrite, type AgentWrite } from './agent-write';
 import { Agent } from './entities';
 
 /**
@@ -24,6 +25,13 @@ export class AgentService {
     const agent = await em.findOne(Agent, { uuid: agentUuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!agent) throw new NotFoundError('Agent not found');
     return agent;
+  }
+
+  /** `PUT /agents/{uuid}` and the routes that replace one list: lock, check and apply the body, answer. */
+  async update(em: EntityManager, tenantUuid: string, agentUuid: string, body: AgentWrite): Promise<{ data: AgentJson }> {
+    const agent = await this.lockForWrite(em, agentUuid);
+    const changed = await applyAgentWrite(em, tenantUuid, agent, body, false);
+    return this.saved(em, agent, changed);
   }
 
   /** Flushes, reads the agent back as the API returns it, and publishes the change. */

@@ -101,11 +101,7 @@ export function registerAgentRoutes(http: HttpService, service: AgentService, ag
       body: agentWriteSchema(slots, { create: false }),
       errors: [404],
       response: DataEnvelope(agent),
-      handler: async ({ params, body, em, tenant }) => {
-        const found = await service.lockForWrite(em, params.uuid);
-        const changed = await applyAgentWrite(em, tenant.uuid, found, body, false);
-        return service.saved(em, found, changed);
-      },
+      handler: ({ params, body, em, tenant }) => service.update(em, tenant.uuid, params.uuid, body),
     }),
   );
 

@@ -16,6 +16,7 @@ import { AgentIntent } from '../entities';
 import { camelFields } from '../list-items';
 import { Intent, IntentPatch, IntentWrite } from '../schemas/intent';
 import { intentAuthToken } from '../secret-columns';
+import { checkUniqueKeys } from '../validation/agent-rules';
 import { registerChildList, type ChildContext } from './child-routes';
 
 const KEY_TAKEN = 'Another intent of this agent has this key';
@@ -51,6 +52,7 @@ export function registerIntentRoutes(http: HttpService, service: AgentService, a
       body: IntentWrite,
       description: '`key` is the tool name and must be unique within the agent (409 otherwise). `webhook.auth_token` is write-only.',
       fields: async (context, body) => {
+        checkUniqueKeys(body.parameters, 'parameters', context.errors);
         await keyIsFree(context, body.key);
         const row = new AgentIntent();
         applyWebhook(context, row, body.webhook);
@@ -61,6 +63,7 @@ export function registerIntentRoutes(http: HttpService, service: AgentService, a
       body: IntentPatch,
       description: 'Only the members sent change; `webhook.auth_token` absent keeps the token, null removes it. `parameters`, when sent, replaces them.',
       apply: async (context, row, body) => {
+        checkUniqueKeys(body.parameters, 'parameters', context.errors);
         await keyIsFree(context, body.key, row.uuid);
         const { parameters, ...rest } = scalars(body);
         Object.assign(row, rest);

@@ -1,6 +1,5 @@
 import { DataEnvelope, Type, defineRoute, type HttpService, type TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
-import { applyAgentWrite } from '../agent-write';
 import { AgentGuideline, AgentNote, AgentTrainingRow } from '../entities';
 import { orderedTextFields, trainingFields } from '../list-items';
 import { OrderedTextPatch, OrderedTextWrite } from '../schemas/guideline';
@@ -10,37 +9,27 @@ import { highest, registerChildList } from './child-routes';
 
 /** Guidelines, notes and training rows: lists of text, added one at a time or replaced whole. */
 export function registerTextListRoutes(http: HttpService, service: AgentService, agent: TSchema): void {
-  registerChildList(http, service, agent, {
-    segment: 'guidelines',
-    param: 'guidelineUuid',
-    kind: 'agents.guideline',
-    member: 'guidelines',
-    noun: 'guideline',
-    entity: AgentGuideline,
-    create: {
-      body: OrderedTextWrite('guideline'),
-      description: 'Appends one guideline; without `order` it goes last.',
-      fields: async (context, body) => orderedTextFields(body, await highest(context, 'agent_guidelines', 'order')),
-    },
-    update: { body: OrderedTextPatch('guideline'), apply: (_, row, body) => void Object.assign(row, definedOnly(body, ['content', 'order'])) },
-    remove: {},
-  });
-
-  registerChildList(http, service, agent, {
-    segment: 'notes',
-    param: 'noteUuid',
-    kind: 'agents.note',
-    member: 'notes',
-    noun: 'note',
-    entity: AgentNote,
-    create: {
-      body: OrderedTextWrite('note'),
-      description: 'Adds one note; existing notes are unchanged. Without `order` it goes last.',
-      fields: async (context, body) => orderedTextFields(body, await highest(context, 'agent_notes', 'order')),
-    },
-    update: { body: OrderedTextPatch('note'), apply: (_, row, body) => void Object.assign(row, definedOnly(body, ['content', 'order'])) },
-    remove: {},
-  });
+  // Guidelines and notes are the same shape: ordered lines of text.
+  for (const [segment, noun, table] of [
+    ['guidelines', 'guideline', 'agent_guidelines'],
+    ['notes', 'note', 'agent_notes'],
+  ] as const) {
+    registerChildList<AgentGuideline | AgentNote>(http, service, agent, {
+      segment,
+      param: `${noun}Uuid`,
+      kind: `agents.${noun}`,
+      member: segment,
+      noun,
+      entity: segment === 'guidelines' ? AgentGuideline : AgentNote,
+      create: {
+        body: OrderedTextWrite(noun),
+        description: `Adds one ${noun}; without \`order\` it goes last.`,
+        fields: async (context, body) => orderedTextFields(body, await highest(context, table, 'order')),
+      },
+      update: { body: OrderedTextPatch(noun), apply: (_, row, body) => void Object.assign(row, definedOnly(body, ['content', 'order'])) },
+      remove: {},
+    });
+  }
 
   registerChildList(http, service, agent, {
     segment: 'training',
@@ -67,11 +56,7 @@ export function registerTextListRoutes(http: HttpService, service: AgentService,
         body: Type.Object({ [member]: Type.Array(item, { maxItems: member === 'training' ? 5000 : 1000 }) }, { additionalProperties: false, examples: [{ [member]: [example] }] }),
         errors: [404],
         response: DataEnvelope(agent),
-        handler: async ({ params, body, em, tenant }) => {
-          const found = await service.lockForWrite(em, params.uuid);
-          const changed = await applyAgentWrite(em, tenant.uuid, found, body, false);
-          return service.saved(em, found, changed);
-        },
+        handler: ({ params, body, em, tenant }) => service.update(em, tenant.uuid, params.uuid, body),
       }),
     );
   replaceAll('guidelines', OrderedTextWrite('guideline'), { content: 'Be brief.', order: 1 });

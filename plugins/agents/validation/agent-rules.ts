@@ -115,3 +115,12 @@ async function existing(em: EntityManager, sql: string, params: unknown[]): Prom
   const rows: Array<{ uuid: string }> = await em.getConnection().execute(sql, params, 'all', em.getTransactionContext());
   return new Set(rows.map((row) => row.uuid));
 }
+
+/** Keys of a list (an intent's parameters) must differ: a tool schema cannot have two arguments of one name. */
+export function checkUniqueKeys(items: ReadonlyArray<{ key: string }> | undefined, path: string, errors: FieldErrorList): void {
+  const seen = new Set<string>();
+  items?.forEach((item, index) => {
+    if (seen.has(item.key)) errors.add(`${path}.${index}.key`, 'is already used by another item of this list');
+    seen.add(item.key);
+  });
+}
