@@ -383,12 +383,14 @@ class Components {
     if (Array.isArray(schema)) return schema.map((item) => this.shared(item));
     if (!schema || typeof schema !== 'object') return schema;
     const { 'x-component': name, ...rest } = schema;
-    const body = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, this.shared(value as Json)]));
-    if (typeof name !== 'string') return body;
+    if (typeof name !== 'string') return Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, this.shared(value as Json)]));
+    // `readOnly` says how one place uses the schema (ReadOnly(...)): it stays beside the $ref.
+    const { readOnly, ...own } = rest;
+    const body = Object.fromEntries(Object.entries(own).map(([key, value]) => [key, this.shared(value as Json)]));
     const existing = this.schemas[name];
     if (existing !== undefined && JSON.stringify(existing) !== JSON.stringify(body)) throw new Error(`two different schemas are named "${name}" in the OpenAPI document`);
     this.schemas[name] = body;
-    return { $ref: `#/components/schemas/${name}` };
+    return { $ref: `#/components/schemas/${name}`, ...(readOnly === undefined ? {} : { readOnly }) };
   }
 
   errorResponse(status: number): string {

@@ -39,17 +39,28 @@ export class Migration0001Agents extends Migration {
     this.addSql(`create table "agent_channels" ("uuid" uuid not null, "tenant_uuid" uuid not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "agent_uuid" uuid not null, "type" varchar(32) not null, "name" varchar(200) not null default '', "is_active" boolean not null default true, "config" jsonb not null, primary key ("uuid"));`);
     this.addSql(`create index "agent_channels_tenant_uuid_index" on "agent_channels" ("tenant_uuid");`);
     this.addSql(`create index "agent_channels_agent_uuid_index" on "agent_channels" ("agent_uuid");`);
+    this.addSql(`alter table "agents" add constraint "agents_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_webhooks" add constraint "agent_webhooks_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_webhooks" add constraint "agent_webhooks_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_training_rows" add constraint "agent_training_rows_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_training_rows" add constraint "agent_training_rows_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_routing_rules" add constraint "agent_routing_rules_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_routing_rules" add constraint "agent_routing_rules_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_routing_rules" add constraint "agent_routing_rules_destination_agent_uuid_foreign" foreign key ("destination_agent_uuid") references "agents" ("uuid") on delete restrict;`);
+    this.addSql(`alter table "agent_procedures" add constraint "agent_procedures_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_procedures" add constraint "agent_procedures_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_phone_numbers" add constraint "agent_phone_numbers_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_phone_numbers" add constraint "agent_phone_numbers_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_notes" add constraint "agent_notes_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_notes" add constraint "agent_notes_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_intents" add constraint "agent_intents_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_intents" add constraint "agent_intents_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_guidelines" add constraint "agent_guidelines_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_guidelines" add constraint "agent_guidelines_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
+    this.addSql(`alter table "agent_guard_rules" add constraint "agent_guard_rules_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_guard_rules" add constraint "agent_guard_rules_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_guard_rules" add constraint "agent_guard_rules_destination_agent_uuid_foreign" foreign key ("destination_agent_uuid") references "agents" ("uuid") on delete restrict;`);
+    this.addSql(`alter table "agent_channels" add constraint "agent_channels_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "agent_channels" add constraint "agent_channels_agent_uuid_foreign" foreign key ("agent_uuid") references "agents" ("uuid") on delete cascade;`);
   }
 

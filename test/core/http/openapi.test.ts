@@ -110,6 +110,16 @@ describe('OpenAPI document and docs page', () => {
     expect(document.paths['/api/v1/notes/{uuid}'].get.parameters[0].schema).toEqual({ type: 'string', format: 'uuid', 'x-resource': 'notes.note' });
   });
 
+  it('lists a schema named with Component() once and refers to it, keeping readOnly at the place of use', () => {
+    const agentRead = document.paths['/api/v1/agents/{uuid}'].get.responses['200'].content['application/json'].schema;
+    expect(agentRead.properties.data).toEqual({ $ref: '#/components/schemas/Agent' });
+    const agent = document.components.schemas.Agent;
+    expect(agent.properties.intents).toMatchObject({ readOnly: true, items: { $ref: '#/components/schemas/Intent' } });
+    expect(agent.properties.settings.properties.memorize).toEqual({ $ref: '#/components/schemas/MemorizeSettings', readOnly: true });
+    expect(document.components.schemas.MemorizeSettings.readOnly).toBeUndefined();
+    expect(JSON.stringify(document)).not.toContain('x-component');
+  });
+
   it('documents the error envelopes as shared components', () => {
     const read = document.paths['/api/v1/notes/{uuid}'].get;
     expect(Object.keys(read.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '422', '500', '503']);
