@@ -2,7 +2,7 @@ import type { EntityName } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Agent } from './entities';
 import { AgentGuardRule, AgentGuideline, AgentNote, AgentProcedure, AgentRoutingRule, AgentTrainingRow } from './entities';
-import { camelFields, orderedTextFields, procedureFields, trainingFields, type OrderedTextItem, type ProcedureItem } from './list-items';
+import { camelFields, orderedTextFields, procedureFields, settleDestination, trainingFields, type OrderedTextItem, type ProcedureItem } from './list-items';
 import { PERSONA_MEMBERS } from './schemas/agent';
 import { Appointments, ScheduleAssignmentSchema, assignmentDefaults } from './schemas/appointments';
 import { TextSettings, textDefaults } from './schemas/text-settings';
@@ -106,8 +106,8 @@ const LIST_ROWS: Record<(typeof LISTS)[number], { entity: EntityName<any>; field
   notes: { entity: AgentNote, fields: (item: OrderedTextItem, index) => orderedTextFields(item, index) },
   procedures: { entity: AgentProcedure, fields: (item: ProcedureItem) => procedureFields(item) },
   training: { entity: AgentTrainingRow, fields: trainingFields },
-  routing_rules: { entity: AgentRoutingRule, fields: (item, index) => ({ ...camelFields(item), priority: item.priority ?? index + 1 }) },
-  guard_rules: { entity: AgentGuardRule, fields: (item) => camelFields(item) },
+  routing_rules: { entity: AgentRoutingRule, fields: (item, index) => settleDestination({ ...camelFields(item), priority: item.priority ?? index + 1 }) },
+  guard_rules: { entity: AgentGuardRule, fields: (item) => settleDestination(camelFields(item)) },
 };
 
 /** Replaces one of the agent's lists with the items sent (their `uuid`s, if any, were dropped as read-only). */

@@ -19,8 +19,14 @@ export interface OrderedTextItem {
   order?: number;
 }
 
+/** The largest `order` and `priority` the schemas accept. */
+export const MAX_POSITION = 1_000_000;
+
+/** The position after `after`, kept within what the API accepts (equal positions sort by creation). */
+export const nextPosition = (after: number) => Math.min(after + 1, MAX_POSITION);
+
 /** A guideline or note; without `order` it goes after `after`. */
-export const orderedTextFields = (item: OrderedTextItem, after: number) => ({ content: item.content, order: item.order ?? after + 1 });
+export const orderedTextFields = (item: OrderedTextItem, after: number) => ({ content: item.content, order: item.order ?? nextPosition(after) });
 
 export interface StepItem {
   order: number;
@@ -49,4 +55,16 @@ export const trainingFields = (item: { content: string; intent?: string; respons
 /** The named members of a row as the API spells them (`destinationType` -> `destination_type`). */
 export function snakeView(row: object, members: readonly string[]): Record<string, any> {
   return Object.fromEntries(members.map((member) => [member, (row as Record<string, unknown>)[camel(member)]]));
+}
+
+/**
+ * Drops the agent reference of a rule that no longer forwards to an agent (another
+ * `destination_type`, or a guard that ends the conversation): a stale reference would
+ * keep that agent from being deleted. `destination` is plain text and stays.
+ */
+export function settleDestination<T extends Record<string, any>>(rule: T): T {
+  const forwardsToAgent = rule.destinationType === 'agent' && rule.thenAction !== 'end_conversation';
+  const settled: Record<string, unknown> = rule;
+  if (!forwardsToAgent) settled.destinationAgentUuid = null;
+  return rule;
 }

@@ -1,7 +1,7 @@
 import type { HttpService, TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
 import { AgentGuardRule, AgentRoutingRule } from '../entities';
-import { camelFields, snakeView } from '../list-items';
+import { camelFields, nextPosition, settleDestination, snakeView } from '../list-items';
 import { GuardRule, GuardRulePatch, GuardRuleWrite } from '../schemas/guard-rule';
 import { RoutingRule, RoutingRulePatch, RoutingRuleWrite } from '../schemas/routing-rule';
 import { checkAgentReferences, checkGuardRule, checkRoutingRule } from '../validation/agent-rules';
@@ -30,7 +30,7 @@ export function registerRuleRoutes(http: HttpService, service: AgentService, age
       fields: async (context, body) => {
         checkRoutingRule(body, '', context.errors);
         await checkDestinationAgent(context, body);
-        return { ...camelFields(body), priority: body.priority ?? (await highest(context, 'agent_routing_rules', 'priority')) + 1 };
+        return settleDestination({ ...camelFields(body), priority: body.priority ?? nextPosition(await highest(context, 'agent_routing_rules', 'priority')) });
       },
     },
     update: {
@@ -40,7 +40,7 @@ export function registerRuleRoutes(http: HttpService, service: AgentService, age
         const merged = { ...snakeView(row, members(RoutingRule)), ...body };
         checkRoutingRule(merged, '', context.errors);
         if (body.destination_agent_uuid !== undefined) await checkDestinationAgent(context, body);
-        Object.assign(row, camelFields(body));
+        settleDestination(Object.assign(row, camelFields(body)));
       },
     },
     remove: {},
@@ -61,7 +61,7 @@ export function registerRuleRoutes(http: HttpService, service: AgentService, age
       fields: async (context, body) => {
         checkGuardRule(body, '', context.errors);
         await checkDestinationAgent(context, body);
-        return camelFields(body);
+        return settleDestination(camelFields(body));
       },
     },
     update: {
@@ -71,7 +71,7 @@ export function registerRuleRoutes(http: HttpService, service: AgentService, age
         const merged = { ...snakeView(row, members(GuardRule)), ...body };
         checkGuardRule(merged, '', context.errors);
         if (body.destination_agent_uuid !== undefined) await checkDestinationAgent(context, body);
-        Object.assign(row, camelFields(body));
+        settleDestination(Object.assign(row, camelFields(body)));
       },
     },
     remove: {},
