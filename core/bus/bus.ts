@@ -40,7 +40,7 @@ const CONSUMER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
 export class Bus {
   readonly consumers: RegisteredConsumer[] = [];
   readonly outbox: OutboxStore;
-  private readonly delivery: Delivery;
+  readonly delivery: Delivery;
   private transport?: Transport;
   private relay?: Relay;
   private pruneTimer?: NodeJS.Timeout;
@@ -148,6 +148,9 @@ export class Bus {
     clearTimeout(this.pruneTimer);
     await this.relay?.stop();
     await this.transport?.stop();
+    // In-process deliveries that finished after the relay stopped.
+    await this.outbox.flushCompleted().catch((error) => this.logger.warn('deleting delivered outbox rows failed; their leases will run out', { error: String(error) }));
+    await this.outbox.idle();
   }
 
   /** The inbox only needs to outlive redeliveries; older records are pruned in batches. */

@@ -1,4 +1,6 @@
-import { RequestContext, type MikroORM } from '@mikro-orm/postgresql';
+import { TransactionContext } from '@mikro-orm/core';
+import { RequestContext, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import type { TenantRef } from '../context/request-context';
 import { runInContext } from '../context/request-context';
 import type { Logger } from '../logging/logger';
 import type { TenantDirectory } from '../tenancy/tenant-directory';
@@ -8,11 +10,35 @@ import type { OutboxStore } from './outbox-store';
 
 export type DeliveryOutcome = 'handled' | 'duplicate' | 'retry' | 'dead';
 
+export interface BatchResult {
+  /** One per envelope, in order. */
+  outcomes: DeliveryOutcome[];
+  /** Handlers run, and their wall time in all (ms): how quick this consumer's handlers are. */
+  handlersRun: number;
+  handlerMs: number;
+}
+
+/** The savepoint each handler of a batch runs under (one name, reused: PostgreSQL rolls back to the latest). */
+const SAVEPOINT = 'bus_handler';
+
+interface Item {
+  index: number;
+  envelope: Envelope;
+  tenant?: TenantRef;
+  /** Set when it failed: before its handler ran (its tenant is gone) or in it. */
+  error?: unknown;
+}
+
 /**
- * Runs one message through one consumer, exactly once in effect: the inbox record,
- * the handler's writes and its publishes commit in one transaction, so a redelivery
- * after a crash finds the record and does nothing. A failure becomes a retry (a
- * delayed outbox row for this consumer alone) or, after the last attempt, a dead letter.
+ * Runs messages through one consumer, exactly once in effect. A batch of messages is
+ * handled in one transaction: the inbox records of the whole batch are inserted by
+ * one statement (a message already recorded is a duplicate and skipped), then each
+ * handler runs under a savepoint of its own, as its message's tenant. A handler that
+ * throws is rolled back to its savepoint (its writes and publishes vanish, the other
+ * handlers' stay), its inbox record is removed, and its retry (a delayed outbox row for
+ * this consumer alone) or, after the last attempt, its dead letter is written in the
+ * same transaction. So the inbox records, the handlers' effects and the failures
+ * commit together, and a redelivery after a crash finds the records and does nothing.
  */
 export class Delivery {
   constructor(
@@ -22,44 +48,118 @@ export class Delivery {
     private readonly logger: Logger,
   ) {}
 
+  /** One message alone (a batch of one). */
   async deliver(consumer: RegisteredConsumer, envelope: Envelope): Promise<DeliveryOutcome> {
-    try {
-      const tenant = envelope.tenantUuid ? await this.tenants.findTenantByUuid(envelope.tenantUuid) : undefined;
-      if (envelope.tenantUuid && !tenant) throw new Error(`tenant ${envelope.tenantUuid} no longer exists`);
-      const message: BusMessage = {
-        id: envelope.messageId,
-        topic: envelope.topic,
-        payload: envelope.payload,
-        headers: envelope.headers,
-        tenant: tenant ?? undefined,
-        attempt: envelope.attempt,
-      };
-      return await runInContext({ tenant: tenant ?? undefined, requestId: envelope.messageId }, () => {
-        const em = this.orm.em.fork();
-        return RequestContext.create(em, () =>
-          em.transactional(async (tx) => {
-            const result: any = await tx
-              .getConnection()
-              .execute(
-                'insert into bus_inbox (consumer, message_id, handled_at) values (?, ?, clock_timestamp()) on conflict do nothing',
-                [consumer.name, envelope.messageId],
-                'run',
-                tx.getTransactionContext(),
-              );
-            if (result.affectedRows === 0) return 'duplicate' as const;
-            await consumer.handler(message, { em: tx });
-            return 'handled' as const;
-          }),
-        );
-      });
-    } catch (error) {
-      return this.fail(consumer, envelope, error);
-    }
+    return (await this.deliverBatch(consumer, [envelope])).outcomes[0];
   }
 
-  private async fail(consumer: RegisteredConsumer, envelope: Envelope, error: unknown): Promise<DeliveryOutcome> {
+  /**
+   * Handles the envelopes in one transaction (see the class). Throws only when the
+   * transaction itself fails (the database is down): then nothing of the batch
+   * committed and every message of it must be delivered again.
+   */
+  async deliverBatch(consumer: RegisteredConsumer, envelopes: Envelope[]): Promise<BatchResult> {
+    const outcomes: DeliveryOutcome[] = new Array(envelopes.length);
+    const items: Item[] = [];
+    const seen = new Set<string>();
+    for (let index = 0; index < envelopes.length; index++) {
+      const envelope = envelopes[index];
+      // The same message twice in one batch (sent again after a lost DELETE): the first one counts.
+      if (seen.has(envelope.messageId)) {
+        outcomes[index] = 'duplicate';
+        continue;
+      }
+      seen.add(envelope.messageId);
+      const item: Item = { index, envelope };
+      if (envelope.tenantUuid) {
+        try {
+          item.tenant = (await this.tenants.findTenantByUuid(envelope.tenantUuid)) ?? undefined;
+          if (!item.tenant) item.error = new Error(`tenant ${envelope.tenantUuid} no longer exists`);
+        } catch (error) {
+          item.error = error;
+        }
+      }
+      items.push(item);
+    }
+    const result: BatchResult = { outcomes, handlersRun: 0, handlerMs: 0 };
+    if (items.length === 0) return result;
+
+    await this.orm.em.fork().transactional(async (tx) => {
+      const connection = tx.getConnection();
+      const ctx = tx.getTransactionContext();
+      const run = (sql: string, params: unknown[] = []) => connection.execute(sql, params, 'run', ctx);
+
+      const fresh: any[] = await connection.execute(
+        'insert into bus_inbox (consumer, message_id, handled_at) select ?, id, clock_timestamp() from unnest(?::uuid[]) as id on conflict do nothing returning message_id',
+        [consumer.name, `{${items.map((item) => item.envelope.messageId).join(',')}}`],
+        'all',
+        ctx,
+      );
+      const recorded = new Set(fresh.map((row) => row.message_id));
+      const failed: Item[] = [];
+      let savepoint = false;
+      for (const item of items) {
+        if (!recorded.has(item.envelope.messageId)) {
+          outcomes[item.index] = 'duplicate';
+          continue;
+        }
+        if (item.error !== undefined) {
+          failed.push(item);
+          continue;
+        }
+        // One round trip: the previous handler's savepoint is released as this one's is taken.
+        await run(savepoint ? `release savepoint ${SAVEPOINT}; savepoint ${SAVEPOINT}` : `savepoint ${SAVEPOINT}`);
+        savepoint = true;
+        const started = performance.now();
+        try {
+          await this.runHandler(consumer, item, tx);
+          outcomes[item.index] = 'handled';
+        } catch (error) {
+          await run(`rollback to savepoint ${SAVEPOINT}`);
+          item.error = error;
+          failed.push(item);
+        } finally {
+          result.handlersRun++;
+          result.handlerMs += performance.now() - started;
+        }
+      }
+      if (failed.length > 0) {
+        // Their inbox records go with their effects: a retry or a replay must find none.
+        await run('delete from bus_inbox where consumer = ? and message_id = any(?::uuid[])', [
+          consumer.name,
+          `{${failed.map((item) => item.envelope.messageId).join(',')}}`,
+        ]);
+        for (const item of failed) outcomes[item.index] = await this.fail(tx, consumer, item.envelope, item.error);
+      }
+    });
+    return result;
+  }
+
+  /** The handler on a fork of the batch's transaction, as the message's tenant; its unit of work is flushed before its savepoint is released. */
+  private runHandler(consumer: RegisteredConsumer, item: Item, tx: EntityManager): Promise<void> {
+    const { envelope, tenant } = item;
+    const message: BusMessage = {
+      id: envelope.messageId,
+      topic: envelope.topic,
+      payload: envelope.payload,
+      headers: envelope.headers,
+      tenant,
+      attempt: envelope.attempt,
+    };
+    return runInContext({ tenant, requestId: envelope.messageId }, () => {
+      const em = tx.fork({ clear: true, keepTransactionContext: true });
+      return RequestContext.create(em, () =>
+        TransactionContext.create(em, async () => {
+          await consumer.handler(message, { em });
+          await em.flush();
+        }),
+      );
+    });
+  }
+
+  /** Writes the retry or the dead letter in the batch's transaction. */
+  private async fail(tx: EntityManager, consumer: RegisteredConsumer, envelope: Envelope, error: unknown): Promise<DeliveryOutcome> {
     const reason = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    const em = this.orm.em.fork();
     if (envelope.attempt < consumer.retry.attempts) {
       const delayMs = backoffMs(consumer.retry, envelope.attempt);
       this.logger.warn('message handler failed; will retry', {
@@ -70,18 +170,16 @@ export class Delivery {
         retry_in_ms: delayMs,
         error: error instanceof Error ? error.message : String(error),
       });
-      await em.transactional((tx) =>
-        this.outbox.insert(tx, {
-          messageId: envelope.messageId,
-          topic: envelope.topic,
-          payload: envelope.payload,
-          headers: envelope.headers,
-          tenantUuid: envelope.tenantUuid,
-          consumer: consumer.name,
-          attempt: envelope.attempt + 1,
-          delayMs,
-        }),
-      );
+      await this.outbox.insert(tx, {
+        messageId: envelope.messageId,
+        topic: envelope.topic,
+        payload: envelope.payload,
+        headers: envelope.headers,
+        tenantUuid: envelope.tenantUuid,
+        consumer: consumer.name,
+        attempt: envelope.attempt + 1,
+        delayMs,
+      });
       return 'retry';
     }
     this.logger.error('message dead-lettered after its last attempt', {
@@ -91,13 +189,15 @@ export class Delivery {
       attempts: envelope.attempt,
       error: error instanceof Error ? error.message : String(error),
     });
-    await em
+    await tx
       .getConnection()
       .execute(
         `insert into bus_dead_letters (id, message_id, consumer, topic, payload, headers, tenant_uuid, attempts, error, created_at) ` +
           `values (gen_random_uuid(), ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, clock_timestamp()) ` +
           `on conflict (consumer, message_id) do update set attempts = excluded.attempts, error = excluded.error, created_at = excluded.created_at`,
         [envelope.messageId, consumer.name, envelope.topic, JSON.stringify(envelope.payload ?? null), JSON.stringify(envelope.headers), envelope.tenantUuid, envelope.attempt, reason],
+        'run',
+        tx.getTransactionContext(),
       );
     return 'dead';
   }

@@ -44,6 +44,7 @@ export class Relay {
     this.signal.notify();
     await this.loop;
     await this.listener?.stop();
+    await this.outbox.flushCompleted().catch((error) => this.logger.warn('deleting delivered outbox rows failed; their leases will run out', { error: String(error) }));
   }
 
   private async run(): Promise<void> {

@@ -1,13 +1,19 @@
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import type { Logger } from '../../logging/logger';
 import type { Envelope, RegisteredConsumer } from '../bus-types';
+import { ConsumerBatches } from '../consumer-batches';
 import type { Delivery } from '../delivery';
 import type { OutboxStore } from '../outbox-store';
-import { Semaphore } from '../semaphore';
 import type { Transport } from './transport';
 
 // The topic travels in a header too: a retry is sent straight to one queue, so its routing key is the queue's name.
 const HEADER = { tenant: 'x-switchboard-tenant', attempt: 'x-switchboard-attempt', consumer: 'x-switchboard-consumer', topic: 'x-switchboard-topic' };
+
+const HEADER_NAMES = new Set(Object.values(HEADER));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Unacknowledged messages a consumer's channel holds: twice its concurrency, so the next messages are at hand. */
+const prefetch = (consumer: RegisteredConsumer) => consumer.concurrency * 2;
 
 /** The broker objects of one installation: `<namespace>` exchange, `<namespace>.<consumer>` queues. */
 export const topology = (namespace: string) => ({
@@ -30,7 +36,7 @@ export class AmqpTransport implements Transport {
   private stopped = false;
   private reconnectDelayMs = 500;
   private reconnectTimer?: NodeJS.Timeout;
-  private readonly semaphores = new Map<string, Semaphore>();
+  private readonly batches = new Map<string, ConsumerBatches>();
   private readonly inHandlers = new Set<Promise<unknown>>();
 
   private readonly names: ReturnType<typeof topology>;
@@ -39,13 +45,14 @@ export class AmqpTransport implements Transport {
     private readonly url: string,
     namespace: string,
     private readonly consumers: readonly RegisteredConsumer[],
-    private readonly delivery: Delivery,
+    delivery: Delivery,
     private readonly outbox: OutboxStore,
     private readonly logger: Logger,
     private readonly batchSize: number,
     private readonly onCapacity: () => void,
   ) {
-    for (const consumer of consumers) this.semaphores.set(consumer.name, new Semaphore(consumer.concurrency));
+    // A batch holds at most half the prefetch: the next one fills while it runs.
+    for (const consumer of consumers) this.batches.set(consumer.name, new ConsumerBatches(consumer, delivery, Math.max(1, Math.floor(prefetch(consumer) / 2))));
     this.names = topology(namespace);
   }
 
@@ -100,7 +107,8 @@ export class AmqpTransport implements Transport {
       await this.outbox.release(ids).catch(() => {});
       throw error;
     }
-    await this.outbox.complete(ids);
+    // Confirmed: deleted by the relay's next claim (or a moment later).
+    this.outbox.complete(ids);
   }
 
   async check(): Promise<void> {
@@ -153,35 +161,32 @@ export class AmqpTransport implements Transport {
       const channel = await connection.createChannel();
       channel.on('error', (error) => this.logger.warn('consumer channel error', { consumer: consumer.name, error: String(error) }));
       // Prefetch twice the concurrency: the next messages are at hand when a handler finishes.
-      await channel.prefetch(consumer.concurrency * 2);
-      await channel.consume(this.names.queue(consumer.name), (message) => message && this.handle(channel, consumer, message), { noAck: false });
+      await channel.prefetch(prefetch(consumer));
+      const acks = new Acks(channel);
+      await channel.consume(this.names.queue(consumer.name), (message) => message && this.handle(acks, consumer, message), { noAck: false });
       this.consumerChannels.push(channel);
     }
   }
 
-  private handle(channel: Channel, consumer: RegisteredConsumer, message: ConsumeMessage): void {
-    const headers = { ...(message.properties.headers ?? {}) } as Record<string, unknown>;
-    const envelope: Envelope = {
-      rowId: '',
-      messageId: String(message.properties.messageId),
-      topic: String(headers[HEADER.topic] ?? message.fields.routingKey),
-      payload: JSON.parse(message.content.toString('utf8')),
-      headers: {},
-      tenantUuid: (headers[HEADER.tenant] as string | undefined) ?? null,
-      consumer: (headers[HEADER.consumer] as string | undefined) ?? null,
-      attempt: Number(headers[HEADER.attempt] ?? 1),
-    };
-    for (const [key, value] of Object.entries(headers)) if (!Object.values(HEADER).includes(key)) envelope.headers[key] = String(value);
-    const run = this.semaphores
+  private handle(acks: Acks, consumer: RegisteredConsumer, message: ConsumeMessage): void {
+    acks.received(message);
+    const envelope = this.toEnvelope(message);
+    if (!envelope) {
+      // Not a message the relay sent (no message id, not JSON, ...): no consumer could ever handle it.
+      this.logger.error('dropping a malformed message', { consumer: consumer.name, message_id: message.properties.messageId, routing_key: message.fields.routingKey });
+      acks.ack(message);
+      return;
+    }
+    const run = this.batches
       .get(consumer.name)!
-      .run(() => this.delivery.deliver(consumer, envelope))
+      .submit(envelope)
       .then(
-        () => channel.ack(message),
+        () => acks.ack(message),
         async (error) => {
           // Delivery itself failed (the database is down): put it back after a pause.
           this.logger.warn('delivery failed; requeueing', { consumer: consumer.name, error: String(error) });
           await new Promise((resolve) => setTimeout(resolve, 1000));
-          channel.nack(message, false, true);
+          acks.nack(message);
         },
       )
       .catch(() => {
@@ -189,6 +194,33 @@ export class AmqpTransport implements Transport {
       })
       .finally(() => this.inHandlers.delete(run));
     this.inHandlers.add(run);
+  }
+
+  private toEnvelope(message: ConsumeMessage): Envelope | undefined {
+    const headers = { ...(message.properties.headers ?? {}) } as Record<string, unknown>;
+    const messageId = String(message.properties.messageId ?? '');
+    const tenantUuid = (headers[HEADER.tenant] as string | undefined) ?? null;
+    const attempt = Number(headers[HEADER.attempt] ?? 1);
+    // What the relay always sends; anything else would fail its whole batch on every delivery.
+    if (!UUID.test(messageId) || (tenantUuid !== null && !UUID.test(String(tenantUuid))) || !Number.isInteger(attempt) || attempt < 1) return undefined;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(message.content.toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    const envelope: Envelope = {
+      rowId: '',
+      messageId,
+      topic: String(headers[HEADER.topic] ?? message.fields.routingKey),
+      payload,
+      headers: {},
+      tenantUuid: tenantUuid === null ? null : String(tenantUuid),
+      consumer: (headers[HEADER.consumer] as string | undefined) ?? null,
+      attempt,
+    };
+    for (const [key, value] of Object.entries(headers)) if (!HEADER_NAMES.has(key)) envelope.headers[key] = String(value);
+    return envelope;
   }
 
   private scheduleReconnect(): void {
@@ -204,5 +236,57 @@ export class AmqpTransport implements Transport {
         this.scheduleReconnect();
       }
     }, delay);
+  }
+}
+
+/**
+ * The acknowledgements of one consumer channel. Messages settled together (a batch)
+ * are acknowledged in one frame when they are the oldest unacknowledged deliveries
+ * (`multiple`: everything up to the last one), one by one otherwise, so a message
+ * still in a handler never holds up the others' acknowledgements.
+ */
+export class Acks {
+  /** Delivered and neither acked nor nacked yet, in delivery order (delivery tags increase). */
+  private outstanding: ConsumeMessage[] = [];
+  private readonly done = new Set<number>();
+  private scheduled = false;
+
+  constructor(private readonly channel: Channel) {}
+
+  received(message: ConsumeMessage): void {
+    this.outstanding.push(message);
+  }
+
+  ack(message: ConsumeMessage): void {
+    this.done.add(message.fields.deliveryTag);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // After the other messages of the batch settled (their callbacks are queued already).
+    queueMicrotask(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Back to the queue, for this or another worker. */
+  nack(message: ConsumeMessage): void {
+    this.outstanding = this.outstanding.filter((m) => m !== message);
+    this.channel.nack(message, false, true);
+  }
+
+  private flush(): void {
+    let prefix = 0;
+    while (prefix < this.outstanding.length && this.done.has(this.outstanding[prefix].fields.deliveryTag)) prefix++;
+    const last = prefix > 0 ? this.outstanding[prefix - 1] : undefined;
+    const later = this.outstanding.slice(prefix);
+    const rest = this.done.size > prefix ? later.filter((m) => this.done.has(m.fields.deliveryTag)) : [];
+    this.outstanding = rest.length > 0 ? later.filter((m) => !this.done.has(m.fields.deliveryTag)) : later;
+    this.done.clear();
+    try {
+      if (last) this.channel.ack(last, true);
+      for (const message of rest) this.channel.ack(message);
+    } catch {
+      /* the channel closed: the broker redelivers whatever was not acknowledged */
+    }
   }
 }

@@ -8,8 +8,9 @@ export interface Transport {
   /** How many more rows it can take now; 0 while it cannot take any (broker down, too much in flight). */
   capacity(): number;
   /**
-   * Takes the rows; each is deleted from the outbox only once it is safely handed over
-   * (broker confirm, or every local consumer done). Rows it could not take are released.
+   * Takes the rows; each is marked complete (`outbox.complete()`: deleted by the relay's
+   * next claim) only once it is safely handed over (broker confirm, or every local
+   * consumer done). Rows it could not take are released.
    */
   send(envelopes: Envelope[]): Promise<void>;
   /** Throws while the transport cannot deliver (for /readyz). */

@@ -1,0 +1,95 @@
+import type { Envelope, RegisteredConsumer } from './bus-types';
+import type { Delivery, DeliveryOutcome } from './delivery';
+
+/** No batch holds more (each handler's savepoint may take a subtransaction id; PostgreSQL caches 64 per transaction). */
+export const MAX_BATCH = 32;
+
+/**
+ * How long the handlers of one batch may take in all, by the consumer's recent
+ * handler times: a batch's handlers run one after another, so batching pays only
+ * while they are quick next to the cost of a transaction. Slow handlers get batches
+ * of one and run `concurrency` at once, as before batching.
+ */
+const BATCH_BUDGET_MS = 5;
+
+/** Batches of quick handlers running at once: one fills while the other runs. */
+const QUICK_BATCHES = 2;
+
+interface Pending {
+  envelope: Envelope;
+  resolve: (outcome: DeliveryOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The messages waiting for one consumer in this process, handled in batches: every
+ * message that arrived meanwhile (up to a limit) goes into one inbox transaction.
+ * While the consumer's handlers are quick, two batches run at once, so that under
+ * load the messages arriving during one batch make the next; while they are slow,
+ * batches of one run `concurrency` at once, as deliveries did before batching.
+ * Each message's promise settles once its batch has committed (then it may be
+ * acknowledged) or failed (then the whole batch must be delivered again: nothing of
+ * it committed).
+ */
+export class ConsumerBatches {
+  private readonly queue: Pending[] = [];
+  private running = 0;
+  private scheduled = false;
+  /** Mean wall time of one handler (ms), smoothed; undefined until one ran. */
+  private handlerMs?: number;
+
+  constructor(
+    private readonly consumer: RegisteredConsumer,
+    private readonly delivery: Delivery,
+    /** The transport's bound: with a broker, half the prefetch, so one batch can fill while another runs. */
+    private readonly maxBatch: number,
+  ) {}
+
+  submit(envelope: Envelope): Promise<DeliveryOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ envelope, resolve, reject });
+      if (!this.scheduled) {
+        // Deferred, so that messages arriving together (one socket read, one relay batch) share a batch.
+        this.scheduled = true;
+        queueMicrotask(() => {
+          this.scheduled = false;
+          this.pump();
+        });
+      }
+    });
+  }
+
+  /** The size of the next batch: up to maxBatch while handlers are quick, 1 while they are slow or not measured yet. */
+  batchLimit(): number {
+    if (this.handlerMs === undefined) return 1;
+    const fit = Math.floor(BATCH_BUDGET_MS / Math.max(this.handlerMs, 0.001));
+    return Math.max(1, Math.min(this.maxBatch, MAX_BATCH, fit));
+  }
+
+  private pump(): void {
+    const limit = this.batchLimit();
+    // Quick handlers: two batches at a time (one fills while the other runs), so batches grow under load.
+    const batches = limit > 1 ? Math.min(this.consumer.concurrency, QUICK_BATCHES) : this.consumer.concurrency;
+    while (this.running < batches && this.queue.length > 0) {
+      const batch = this.queue.splice(0, limit);
+      this.running++;
+      void this.run(batch);
+    }
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    try {
+      const result = await this.delivery.deliverBatch(this.consumer, batch.map((pending) => pending.envelope));
+      if (result.handlersRun > 0) {
+        const sample = result.handlerMs / result.handlersRun;
+        this.handlerMs = this.handlerMs === undefined ? sample : this.handlerMs * 0.7 + sample * 0.3;
+      }
+      batch.forEach((pending, i) => pending.resolve(result.outcomes[i]));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+    } finally {
+      this.running--;
+      this.pump();
+    }
+  }
+}

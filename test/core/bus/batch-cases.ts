@@ -1,0 +1,173 @@
+import path from 'node:path';
+import amqp from 'amqplib';
+import { topology } from '../../../core/bus/transports/amqp-transport';
+import { runInContext } from '../../../core/context/request-context';
+import type { Envelope, RegisteredConsumer } from '../../../core/bus/bus-types';
+import { newUuid } from '../../../core/data/uuid';
+import { startTestKernel, type TestKernel, type TestTenant } from '../../../core/testing';
+import { sleep, waitFor } from './bus-test-helpers';
+
+const BATCH_PROBE = path.resolve(__dirname, 'fixtures/bus-batch-probe');
+const WRITER = 'bus-batch-probe.writer';
+
+const sql = (kit: TestKernel, query: string, params: unknown[] = []): Promise<any[]> => kit.kernel.orm.em.fork().getConnection().execute(query, params);
+const effects = (kit: TestKernel) => sql(kit, 'select message_id, payload, attempt, tenant_uuid from batch_probe_effects order by id');
+const inbox = async (kit: TestKernel) => (await sql(kit, 'select message_id from bus_inbox where consumer = ?', [WRITER])).map((r) => r.message_id).sort();
+const outbox = (kit: TestKernel) => sql(kit, 'select message_id, topic, payload, tenant_uuid, consumer, attempt, due_at > clock_timestamp() as delayed from bus_outbox order by created_at, topic');
+const deadLetters = (kit: TestKernel) => sql(kit, 'select message_id, consumer, attempts, error from bus_dead_letters');
+
+/**
+ * A batch, as the transports hand it to the consumer's delivery: one inbox
+ * transaction, a savepoint per handler. Driven directly (a `cli` kernel: no relay,
+ * no transport), so what each batch holds is exactly what the test says, and retries
+ * stay in the outbox where the test can read them.
+ */
+export function batchDeliveryCases(): void {
+  let kit: TestKernel;
+  let other: TestTenant;
+  let writer: RegisteredConsumer;
+  beforeAll(async () => {
+    kit = await startTestKernel({ plugins: [BATCH_PROBE], role: 'cli' });
+    other = await kit.createTenant('other');
+    writer = kit.kernel.bus.consumers.find((c) => c.name === WRITER)!;
+  });
+  afterAll(() => kit?.stop());
+  beforeEach(async () => {
+    await sql(kit, 'truncate batch_probe_effects, bus_inbox, bus_outbox, bus_dead_letters');
+  });
+
+  const envelope = (n: number, extra: Partial<Envelope> = {}, payload: Record<string, unknown> = {}): Envelope => ({
+    rowId: '',
+    messageId: newUuid(),
+    topic: 'batch.item',
+    payload: { n, ...payload },
+    headers: {},
+    tenantUuid: kit.tenant.uuid,
+    consumer: null,
+    attempt: 1,
+    ...extra,
+  });
+  const deliver = (envelopes: Envelope[]) => kit.kernel.bus.delivery.deliverBatch(writer, envelopes);
+
+  it("a failing handler in a batch rolls back only its own writes and publishes; the others' and their inbox records commit", async () => {
+    const a = envelope(1);
+    const b = envelope(2, {}, { fail: true });
+    const c = envelope(3, { tenantUuid: other.tenant.uuid });
+    const { outcomes } = await deliver([a, b, c]);
+    expect(outcomes).toEqual(['handled', 'retry', 'handled']);
+
+    // Each handler ran as its message's tenant; b's effect is gone with its savepoint.
+    expect(await effects(kit)).toEqual([
+      { message_id: a.messageId, payload: { n: 1 }, attempt: 1, tenant_uuid: kit.tenant.uuid },
+      { message_id: c.messageId, payload: { n: 3 }, attempt: 1, tenant_uuid: other.tenant.uuid },
+    ]);
+    expect(await inbox(kit)).toEqual([a.messageId, c.messageId].sort());
+    const rows = await outbox(kit);
+    // a's and c's publishes, as their tenants; b's publish vanished; b's retry is for this consumer alone, delayed.
+    expect(rows.filter((r) => r.topic.startsWith('followup.'))).toEqual([
+      expect.objectContaining({ topic: 'followup.1', payload: { of: a.messageId }, tenant_uuid: kit.tenant.uuid, consumer: null }),
+      expect.objectContaining({ topic: 'followup.3', payload: { of: c.messageId }, tenant_uuid: other.tenant.uuid, consumer: null }),
+    ]);
+    expect(rows.filter((r) => !r.topic.startsWith('followup.'))).toEqual([
+      { message_id: b.messageId, topic: 'batch.item', payload: { n: 2, fail: true }, tenant_uuid: kit.tenant.uuid, consumer: WRITER, attempt: 2, delayed: true },
+    ]);
+    expect(await deadLetters(kit)).toEqual([]);
+  });
+
+  it("dead-letters a batch's message on its last attempt with its error, while the rest of the batch commits", async () => {
+    const d = envelope(4, { attempt: 2 }, { fail: true });
+    const e = envelope(5);
+    const { outcomes } = await deliver([d, e]);
+    expect(outcomes).toEqual(['dead', 'handled']);
+    const letters = await deadLetters(kit);
+    expect(letters).toEqual([{ message_id: d.messageId, consumer: WRITER, attempts: 2, error: expect.stringContaining('batch probe failure of 4') }]);
+    expect((await effects(kit)).map((r) => r.message_id)).toEqual([e.messageId]);
+    // No inbox record for the dead letter: a replay (same message id) must run the handler again.
+    expect(await inbox(kit)).toEqual([e.messageId]);
+    expect((await outbox(kit)).map((r) => r.topic)).toEqual(['followup.5']);
+  });
+
+  it('a redelivered batch has no second effect; the same message twice in one batch runs once', async () => {
+    const a = envelope(1);
+    const b = envelope(2);
+    expect((await deliver([a, b])).outcomes).toEqual(['handled', 'handled']);
+    const c = envelope(3);
+    // a and b again (the broker redelivers after a lost ack), c new and in the batch twice.
+    expect((await deliver([a, c, b, c])).outcomes).toEqual(['duplicate', 'handled', 'duplicate', 'duplicate']);
+    expect((await effects(kit)).map((r) => r.message_id)).toEqual([a.messageId, b.messageId, c.messageId]);
+    expect(await inbox(kit)).toEqual([a.messageId, b.messageId, c.messageId].sort());
+    expect((await outbox(kit)).map((r) => r.topic).sort()).toEqual(['followup.1', 'followup.2', 'followup.3']);
+  });
+
+  it("a message whose tenant is gone is retried alone; the batch's others are handled", async () => {
+    const a = envelope(1);
+    const orphan = envelope(2, { tenantUuid: newUuid() });
+    expect((await deliver([a, orphan])).outcomes).toEqual(['handled', 'retry']);
+    expect((await effects(kit)).map((r) => r.message_id)).toEqual([a.messageId]);
+    expect(await inbox(kit)).toEqual([a.messageId]);
+    expect((await outbox(kit)).map((r) => [r.topic, r.consumer, r.attempt])).toEqual([
+      ['followup.1', null, 1],
+      ['batch.item', WRITER, 2],
+    ]);
+  });
+}
+
+/** Over a real transport: a burst of messages (handled in batches) with failing ones among them. */
+export function batchTransportCases(transportConfig: Record<string, unknown>): void {
+  it("a failing handler among a burst of messages loses only its own effects; every other message's commit once", async () => {
+    const kit = await startTestKernel({ plugins: [BATCH_PROBE], config: { ...transportConfig, busPollIntervalMs: 500 } });
+    try {
+      const failing = new Set([7, 19, 33]);
+      const ids: string[] = [];
+      await runInContext({ tenant: kit.tenant }, () =>
+        kit.kernel.orm.em.fork().transactional(async () => {
+          for (let n = 0; n < 60; n++) ids.push(await kit.kernel.bus.publish('batch.burst', failing.has(n) ? { n, fail: true } : { n }));
+        }),
+      );
+      const good = ids.filter((_, n) => !failing.has(n));
+      const bad = ids.filter((_, n) => failing.has(n));
+      // Each failing message leaves a delayed retry (60 s backoff) for its consumer.
+      await waitFor(() => outbox(kit), (rows) => rows.filter((r) => r.consumer === WRITER).length === bad.length);
+      await waitFor(() => effects(kit), (rows) => rows.length >= good.length);
+      await sleep(500);
+      const rows = await effects(kit);
+      expect(rows.map((r) => r.message_id).sort()).toEqual([...good].sort());
+      expect(rows.every((r) => r.tenant_uuid === kit.tenant.uuid && r.attempt === 1)).toBe(true);
+      expect(await inbox(kit)).toEqual([...good].sort());
+      const retries = (await outbox(kit)).filter((r) => r.consumer === WRITER);
+      expect(retries.map((r) => r.message_id).sort()).toEqual([...bad].sort());
+      expect(retries.every((r) => r.attempt === 2 && r.delayed)).toBe(true);
+    } finally {
+      await kit.stop();
+    }
+  });
+}
+
+/** RabbitMQ only: a message the relay could not have sent is dropped, and the consumer goes on. */
+export function malformedMessageCases(amqpConfig: Record<string, unknown>): void {
+  it('drops a message that is not one of the bus\'s (no message id, a bad tenant header, not JSON) and goes on with the others', async () => {
+    const kit = await startTestKernel({ plugins: [BATCH_PROBE], config: { ...amqpConfig, busPollIntervalMs: 500 } });
+    const connection = await amqp.connect(String(amqpConfig.amqpUrl));
+    try {
+      const channel = await connection.createChannel();
+      const queue = topology(kit.kernel.config.core.busNamespace).queue(WRITER);
+      channel.sendToQueue(queue, Buffer.from('{"n":1}'));
+      channel.sendToQueue(queue, Buffer.from('{"n":2}'), { messageId: newUuid(), headers: { 'x-switchboard-tenant': 'acme' } });
+      channel.sendToQueue(queue, Buffer.from('not json'), { messageId: newUuid() });
+      await channel.close();
+      const [id] = await runInContext({ tenant: kit.tenant }, () =>
+        kit.kernel.orm.em.fork().transactional(async () => [await kit.kernel.bus.publish('batch.after', { n: 4 })]),
+      );
+      const rows = await waitFor(() => effects(kit), (r) => r.length >= 1);
+      expect(rows.map((r) => r.message_id)).toEqual([id]);
+      const dropped = await waitFor(
+        async () => kit.logs.filter((entry) => entry.message === 'dropping a malformed message'),
+        (entries) => entries.length >= 3,
+      );
+      expect(dropped).toHaveLength(3);
+    } finally {
+      await connection.close().catch(() => {});
+      await kit.stop();
+    }
+  });
+}
