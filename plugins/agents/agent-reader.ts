@@ -18,10 +18,13 @@ interface ListSpec {
   orderBy: string;
 }
 
+/** Guidelines and notes: ordered lines of text. */
+const orderedText = (table: string): ListSpec => ({ table, item: `'uuid', c.uuid, 'content', c.content, 'order', c."order"`, orderBy: 'c."order", c.uuid' });
+
 /** Each list of the agent, as its items are returned and in the order they are listed. */
 const LISTS: Record<string, ListSpec> = {
-  guidelines: { table: 'agent_guidelines', item: `'uuid', c.uuid, 'content', c.content, 'order', c."order"`, orderBy: 'c."order", c.uuid' },
-  notes: { table: 'agent_notes', item: `'uuid', c.uuid, 'content', c.content, 'order', c."order"`, orderBy: 'c."order", c.uuid' },
+  guidelines: orderedText('agent_guidelines'),
+  notes: orderedText('agent_notes'),
   procedures: {
     table: 'agent_procedures',
     item: `'uuid', c.uuid, 'name', c.name, 'description', c.description, 'steps', c.steps`,

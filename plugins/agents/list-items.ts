@@ -7,6 +7,11 @@ import type { ProcedureStep } from './entities';
 
 const camel = (member: string) => member.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
+/** The members of a partial body that were sent (for a PATCH of a plain item). */
+export function definedOnly(body: Record<string, unknown>, members: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(members.filter((member) => body[member] !== undefined).map((member) => [member, body[member]]));
+}
+
 /** `{destination_type: 'x'}` -> `{destinationType: 'x'}` for the members present, skipping read-only ones. */
 export function camelFields(item: Record<string, unknown>, skip: readonly string[] = ['uuid']): Record<string, unknown> {
   const fields: Record<string, unknown> = {};

@@ -17,11 +17,10 @@ import {
 } from '../../../core';
 import { AGENT_TOPICS, type AgentDeletedEvent } from '../agent-events';
 import type { AgentService } from '../agent-service';
-import { nextStatus, type AgentTransition } from '../agent-status';
+import { AGENT_STATUSES, nextStatus, type AgentTransition } from '../agent-status';
 import { applyAgentWrite } from '../agent-write';
 import { Agent } from '../entities';
 import { languages } from '../languages/language-catalog';
-import { AGENT_STATUSES } from '../agent-status';
 import { agentWriteSchema, type SettingsSlotSchemas } from '../schemas/agent';
 import { WebhookEvent } from '../schemas/webhook';
 import type { AgentWebhookEvent } from '../webhook-events';

@@ -1,11 +1,10 @@
 import type { HttpService, TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
 import { AgentProcedure } from '../entities';
-import { procedureFields, sortedSteps } from '../list-items';
+import { definedOnly, procedureFields, sortedSteps } from '../list-items';
 import { ProcedurePatch, ProcedureWrite } from '../schemas/procedure';
 import { checkStepIntents, stepReferences } from '../validation/agent-rules';
 import { registerChildList } from './child-routes';
-import { definedOnly } from './text-list-routes';
 
 export function registerProcedureRoutes(http: HttpService, service: AgentService, agent: TSchema): void {
   registerChildList(http, service, agent, {

@@ -1,7 +1,7 @@
 import { DataEnvelope, Type, defineRoute, type HttpService, type TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
 import { AgentGuideline, AgentNote, AgentTrainingRow } from '../entities';
-import { orderedTextFields, trainingFields } from '../list-items';
+import { definedOnly, orderedTextFields, trainingFields } from '../list-items';
 import { OrderedTextPatch, OrderedTextWrite } from '../schemas/guideline';
 import { TrainingRowPatch, TrainingRowWrite } from '../schemas/training-row';
 import { AgentParams } from './agent-routes';
@@ -61,9 +61,4 @@ export function registerTextListRoutes(http: HttpService, service: AgentService,
     );
   replaceAll('guidelines', OrderedTextWrite('guideline'), { content: 'Be brief.', order: 1 });
   replaceAll('training', TrainingRowWrite, { content: 'How much is it?', intent: 'pricing', response: 'From 10 EUR a month.' });
-}
-
-/** The members of a partial body that were sent. */
-export function definedOnly(body: Record<string, unknown>, members: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(members.filter((member) => body[member] !== undefined).map((member) => [member, body[member]]));
 }

@@ -1,8 +1,5 @@
 import { Component, Type, Uuid, type Static, type TSchema } from '../../../core';
-import { Label, Span, Text, partialDeep } from './formats';
-
-const group = <P extends Parameters<typeof Type.Object>[0]>(properties: P, description: string) =>
-  Type.Object(properties, { additionalProperties: false, description });
+import { Label, Span, Text, partialDeep, group } from './formats';
 
 const CustomQuestion = Type.Object(
   {

@@ -7,6 +7,9 @@ import type { TOptional, TProperties } from '@sinclair/typebox';
  * validation/agent-rules.ts, which knows the catalogs.
  */
 
+/** A closed group of settings: only the members it names, each described once here. */
+export const group = <P extends TProperties>(properties: P, description: string) => Type.Object(properties, { additionalProperties: false, description });
+
 /** A clock time: `9 AM`, `9:30 pm`, or 24-hour `17:00`. */
 export const Clock = (description: string) =>
   Type.String({ pattern: '^((0?[1-9]|1[0-2])(:[0-5][0-9])? ?[AaPp][Mm]|([01][0-9]|2[0-3]):[0-5][0-9])$', description, examples: ['9 AM'] });

@@ -1,8 +1,5 @@
 import { Component, Type, type Static } from '../../../core';
-import { Clock, Label, Ratio, Seconds, Text, TimeZone, partialDeep } from './formats';
-
-const group = <P extends Parameters<typeof Type.Object>[0]>(properties: P, description: string) =>
-  Type.Object(properties, { additionalProperties: false, description });
+import { Clock, Label, Ratio, Seconds, Text, TimeZone, partialDeep, group } from './formats';
 
 const WordsPerMinute = (description: string) => Type.Number({ minimum: 1, maximum: 1000, description });
 

@@ -1,8 +1,5 @@
 import { Component, Type, Uuid, type Static } from '../../../core';
-import { Label, LanguageCode, OpenObject, Text, partialDeep } from './formats';
-
-const group = <P extends Parameters<typeof Type.Object>[0]>(properties: P, description: string) =>
-  Type.Object(properties, { additionalProperties: false, description });
+import { Label, LanguageCode, OpenObject, Text, partialDeep, group } from './formats';
 
 /** `settings.voice`: how the agent behaves on calls. Every group and member of the spec. */
 export const VoiceSettings = Component('VoiceSettings', Type.Object(
