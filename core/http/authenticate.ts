@@ -30,10 +30,16 @@ export class Authenticator {
     return slug && !slug.includes('.') ? slug : undefined;
   }
 
-  async authenticateTenant(req: Request, scope: Scope): Promise<TenantRef> {
+  /** The tenant the Host names; 404 when there is none. */
+  async tenantOf(req: Request): Promise<TenantRef> {
     const slug = this.tenantSlugOf(req);
     const tenant = slug ? await this.directory.findTenant(slug) : null;
     if (!tenant) throw new NotFoundError(slug ? `Tenant "${slug}" not found` : 'No tenant in the Host header (expected {tenant}.' + this.settings.baseDomain + ')');
+    return tenant;
+  }
+
+  async authenticateTenant(req: Request, scope: Scope): Promise<TenantRef> {
+    const tenant = await this.tenantOf(req);
     const bearer = bearerOf(req);
     if (!bearer) throw new UnauthorizedError('Missing bearer token');
     const token = await this.directory.findToken(bearer);

@@ -102,6 +102,7 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
       const context = currentContext() ?? {};
       let tenant: TenantRef | undefined;
       if (route.auth === 'tenant') tenant = await options.authenticator.authenticateTenant(req, route.scope);
+      else if (route.auth === 'tenant-host') tenant = await options.authenticator.tenantOf(req);
       else if (route.auth === 'admin') options.authenticator.authenticateAdmin(req);
 
       const params = { ...req.params };

@@ -222,7 +222,9 @@ function fromRoute(route: CompiledRoute): Operation {
       ? 'Admin API: present only while the server has ADMIN_TOKEN set; otherwise this route answers 404.'
       : route.auth === 'tenant'
         ? `Needs a token with the \`${route.scope}\` scope.`
-        : undefined;
+        : route.auth === 'tenant-host'
+          ? 'No bearer token: the tenant is the one the Host names, and the URL itself is the credential.'
+          : undefined;
   return {
     method: route.method,
     path: route.path,
@@ -283,6 +285,7 @@ function errorStatuses(op: Operation): number[] {
   const codes = new Set<number>([400, 413, 500]); // the JSON body parser and the error handler run for every request
   if (op.auth === 'tenant') [401, 403, 404].forEach((code) => codes.add(code));
   if (op.auth === 'admin') codes.add(401);
+  if (op.auth === 'tenant-host') codes.add(404);
   if (op.body) codes.add(415);
   if (op.params || op.query || op.body) codes.add(422);
   for (const code of op.errors) codes.add(code);

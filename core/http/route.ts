@@ -9,9 +9,11 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * Who may call a route:
  * - `tenant`: a tenant host and a bearer token of that tenant (the default);
  * - `admin`: the ADMIN_TOKEN, on any host; the route is absent while ADMIN_TOKEN is unset;
+ * - `tenant-host`: a tenant host, no token: for inbound hooks whose URL carries its own
+ *   secret (a flow's webhook trigger); the handler runs as that tenant;
  * - `public`: anyone (health checks, the docs page).
  */
-export type RouteAuth = 'tenant' | 'admin' | 'public';
+export type RouteAuth = 'tenant' | 'tenant-host' | 'admin' | 'public';
 export type Scope = 'read' | 'write';
 
 type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
@@ -20,7 +22,7 @@ export interface HandlerContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** The tenant of the request (routes with auth `tenant` only). */
+  /** The tenant of the request (routes with auth `tenant` or `tenant-host`). */
   tenant: TenantRef;
   /** Request-scoped EntityManager; inside the request's transaction for writes. */
   em: EntityManager;

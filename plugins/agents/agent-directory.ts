@@ -23,6 +23,8 @@ export interface WebhookSubscriber {
 export interface AgentDirectory {
   /** Whether the agent exists in the current tenant. */
   exists(agentUuid: string): Promise<boolean>;
+  /** Names of these agents of the current tenant, by uuid, in one query; unknown ones are absent. */
+  names(agentUuids: readonly string[]): Promise<Map<string, string>>;
   /** The agent's effective configuration, exactly as `GET /api/v1/agents/{uuid}` returns it. */
   get(agentUuid: string): Promise<AgentJson | null>;
   /** Where and with what credential an intent's webhook is called; null without a webhook. */
@@ -39,6 +41,15 @@ export function createAgentDirectory(orm: OrmService, tenants: TenantService, se
       const tenant = tenants.require();
       const rows = await orm.em.getConnection().execute(`select 1 from agents where uuid = ? and tenant_uuid = ?`, [agentUuid, tenant.uuid], 'all', orm.em.getTransactionContext());
       return rows.length > 0;
+    },
+    async names(agentUuids) {
+      if (agentUuids.length === 0) return new Map();
+      const tenant = tenants.require();
+      const unique = [...new Set(agentUuids)];
+      const rows: Array<{ uuid: string; name: string }> = await orm.em
+        .getConnection()
+        .execute(`select uuid, name from agents where tenant_uuid = ? and uuid in (${unique.map(() => '?').join(', ')})`, [tenant.uuid, ...unique], 'all', orm.em.getTransactionContext());
+      return new Map(rows.map((row) => [row.uuid, row.name]));
     },
     get: (agentUuid) => reader.one(orm.em, tenants.require().uuid, agentUuid),
     async intentWebhook(agentUuid, intentUuid) {

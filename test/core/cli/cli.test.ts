@@ -73,7 +73,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'agents/0001-agents', 'memorize/0001-memorize', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'agents/0001-agents', 'flows/0001-flows', 'memorize/0001-memorize', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -121,6 +121,7 @@ describe('switchboard CLI', () => {
       expect(listed.code).toBe(0);
       expect(JSON.parse(listed.stdout)).toEqual([
         { id: 'agents', dependsOn: [], origin: path.join(ROOT, 'plugins/agents') },
+        { id: 'flows', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/flows') },
         { id: 'memorize', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/memorize') },
         { id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') },
       ]);

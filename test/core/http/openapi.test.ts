@@ -79,7 +79,7 @@ describe('OpenAPI document and docs page', () => {
       expect(documented.map((p: any) => p.name).sort()).toEqual(pathParams.sort());
       for (const param of documented) expect(param.required).toBe(true);
 
-      const expected = { tenant: [{ bearerAuth: [route.scope] }], admin: [{ adminAuth: [] }], public: [] }[route.auth];
+      const expected = { tenant: [{ bearerAuth: [route.scope] }], admin: [{ adminAuth: [] }], 'tenant-host': [], public: [] }[route.auth];
       expect(operation.security).toEqual(expected);
       expect(operation.responses[String(route.status)]).toBeDefined();
     }

@@ -1,0 +1,3 @@
+import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+
+export const fixtures: ResourceFixtures = {};

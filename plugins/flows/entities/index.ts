@@ -1,0 +1,6 @@
+export { Flow, type FlowStatus } from './flow.entity';
+export { FlowStep, type StepKind, type StepStatus } from './flow-step.entity';
+export { FlowVersion } from './flow-version.entity';
+export { FlowExecution, type ExecutionStatus } from './flow-execution.entity';
+export { FlowExecutionStep, type ExecutionStepStatus } from './flow-execution-step.entity';
+export { FlowConnection } from './flow-connection.entity';

@@ -1,0 +1,18 @@
+import type { BusService, Egress, HttpService, LifecycleService, Logger, OrmService, PluginConfig, SecretsService, TenantService } from '../../core';
+import type { AgentDirectory } from '../agents';
+import type { FlowCatalog } from './app/flow-catalog';
+
+/** What the flows plugin's parts (builder, catalog, engine) are built from: its deps plus the app catalog. */
+export interface FlowsRuntime {
+  http: HttpService;
+  bus: BusService;
+  orm: OrmService;
+  secrets: SecretsService;
+  egress: Egress;
+  logger: Logger;
+  lifecycle: LifecycleService;
+  config: PluginConfig;
+  tenants: TenantService;
+  agents: AgentDirectory;
+  catalog: FlowCatalog;
+}

@@ -1,0 +1,29 @@
+import { createServiceRef } from '../../../core';
+
+/** A deployed trigger step: what trigger sources (hooks, schedules, bus events) start executions from. */
+export interface LiveTrigger {
+  flowUuid: string;
+  versionUuid: string;
+  stepUuid: string;
+  /** The trigger step's config as deployed. */
+  config: Record<string, unknown>;
+  agentUuid: string | null;
+  appConnectionUuid: string | null;
+}
+
+/**
+ * The flows plugin's API for apps whose triggers fire on outside events. Every method
+ * works in the current tenant and transaction (a request's, or a bus message's).
+ */
+export interface FlowTriggers {
+  /** Live flows whose trigger is `appUid`'s `triggerKey` (an `agent_updated` consumer asks this). */
+  live(appUid: string, triggerKey: string): Promise<LiveTrigger[]>;
+  /** The live flow a hook token addresses; null when its flow is not live (never deployed, undeployed, deleted). */
+  byHookToken(token: string): Promise<LiveTrigger | null>;
+  /** The version if it is still the live one (a schedule tick checks this before it fires). */
+  liveVersion(versionUuid: string): Promise<LiveTrigger | null>;
+  /** Starts an execution with `event` as the trigger's output: its row and its bus message, in the current transaction. */
+  fire(trigger: LiveTrigger, event: unknown): Promise<{ executionUuid: string }>;
+}
+
+export const flowTriggersRef = createServiceRef<FlowTriggers>('flows.triggers');
