@@ -9,6 +9,12 @@ import { Type, type TSchema, type TObject, type TProperties } from '@sinclair/ty
 export const ResourceId = (kind: string, description?: string) =>
   Type.String({ format: 'uuid', 'x-resource': kind, ...(description ? { description } : {}) });
 
+/** The kind of a path key that names something every tenant shares (an app of the flow catalog): the cross-tenant sweep skips it. */
+export const SHARED_RESOURCE = 'shared';
+
+/** A path parameter that is not a tenant's resource but a key every tenant shares, e.g. a flow app's uid. */
+export const SharedKey = (description?: string) => Type.String({ 'x-resource': SHARED_RESOURCE, ...(description ? { description } : {}) });
+
 export const Uuid = (options: { description?: string } = {}) => Type.String({ format: 'uuid', ...options });
 
 /**

@@ -23,7 +23,8 @@ import { FieldErrorList } from './validation/field-errors';
 /** The body of `POST /agents` and `PUT /agents/{uuid}` after schema validation. */
 export type AgentWrite = Record<string, any>;
 
-const SCALAR_MEMBERS = [
+/** The agent's scalar members (persona, language, ...): what a write sets one by one. */
+export const SCALAR_MEMBERS = [
   'name',
   ...PERSONA_MEMBERS,
   'language',

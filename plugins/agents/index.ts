@@ -3,6 +3,7 @@ import { agentDirectoryRef, createAgentDirectory } from './agent-directory';
 import { ownWebhookEvents } from './agent-events';
 import { AgentReader } from './agent-reader';
 import { AgentService } from './agent-service';
+import { agentWriterRef, createAgentWriter } from './agent-writer';
 import { OWN_SETTINGS_KEYS, agentSettingsSlots } from './agent-settings-slots';
 import * as entities from './entities';
 import { Migration0001Agents } from './migrations/0001-agents';
@@ -20,6 +21,7 @@ import { agentWebhookEvents } from './webhook-events';
 // The public API of the agents plugin: what other plugins may import.
 export { agentDirectoryRef, type AgentDirectory, type IntentWebhookTarget, type WebhookSubscriber } from './agent-directory';
 export { agentSettingsSlots, type AgentSettingsSlot } from './agent-settings-slots';
+export { agentWriterRef, AgentChanges, type AgentWriter, type AgentWriteResult, type AgentWriteOptions } from './agent-writer';
 export { agentWebhookEvents, type AgentWebhookEvent } from './webhook-events';
 export { AGENT_TOPICS, type AgentChangedEvent, type AgentDeletedEvent } from './agent-events';
 export type { AgentJson } from './agent-reader';
@@ -45,6 +47,14 @@ export default definePlugin({
       service: agentDirectoryRef,
       deps: { orm: coreServices.orm, tenant: coreServices.tenant, secrets: coreServices.secrets },
       factory: ({ orm, tenant, secrets }, { extensions }) => createAgentDirectory(orm, tenant, secrets, new AgentReader(slotsOf(extensions))),
+    }),
+    createServiceFactory({
+      service: agentWriterRef,
+      deps: { orm: coreServices.orm, tenant: coreServices.tenant, bus: coreServices.bus, secrets: coreServices.secrets },
+      factory: ({ orm, tenant, bus, secrets }, { extensions }) => {
+        const events = new Set(extensions.items(agentWebhookEvents).map((event) => event.name));
+        return createAgentWriter(orm, tenant, new AgentService(new AgentReader(slotsOf(extensions)), bus, secrets, events));
+      },
     }),
   ],
   deps: { http: coreServices.http, bus: coreServices.bus, secrets: coreServices.secrets },

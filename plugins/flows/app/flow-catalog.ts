@@ -30,6 +30,7 @@ function checkUnique(app: string, what: string, keys: string[]): void {
 /** Refuses at boot an app the studio could not use, naming the app and the problem. */
 function checkApp(app: FlowAppDefinition): void {
   if (!UID.test(app.uid)) throw new BootError(`flow app uid "${app.uid}" must be a-z, 0-9 and _, starting with a letter`);
+  if (app.uid === 'supports') throw new BootError('flow app uid "supports" is reserved: /api/v1/flow/apps/supports/... lists apps by what they support');
   if (app.category === 'connect' && !app.auth) throw new BootError(`flow app "${app.uid}" is a connect app and needs an auth schema for its connections`);
   if (app.category === 'builtin' && app.auth) throw new BootError(`flow app "${app.uid}" is builtin and takes no connection, so it cannot declare auth`);
   checkUnique(app.uid, 'trigger', (app.triggers ?? []).map((trigger) => trigger.key));

@@ -1,4 +1,13 @@
 import type { FlowsRuntime } from '../flows-runtime';
+import { registerDeployRoutes } from './deploy-routes';
+import { registerFlowRoutes } from './flow-routes';
+import { registerStepRoutes } from './step-routes';
+import { registerStepTestRoute } from './step-test-route';
 
-// TODO(session 3): being built.
-export function registerBuilderRoutes(_runtime: FlowsRuntime): void {}
+/** The flow builder API: flows, their steps, deploy and undeploy, step tests. */
+export function registerBuilderRoutes(runtime: FlowsRuntime): void {
+  registerFlowRoutes(runtime);
+  registerStepRoutes(runtime);
+  registerStepTestRoute(runtime);
+  registerDeployRoutes(runtime);
+}

@@ -56,9 +56,9 @@ export class FlowStep extends TenantScopedEntity {
   @Property({ type: 'text', nullable: true })
   statusMessage: string | null = null;
 
-  /** `{data}` of the last `POST .../test`. */
+  /** `{data, error, tested_at}` of the last `POST .../test`. */
   @Property({ type: 'json', nullable: true })
-  lastTest: { data: unknown } | null = null;
+  lastTest: { data: unknown; error: string | null; tested_at: string } | null = null;
 
   /** A hook trigger's secret token (the last part of its URL). */
   @Property({ type: 'text', nullable: true })

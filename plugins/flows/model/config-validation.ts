@@ -51,8 +51,9 @@ export function validateConfig(schema: TSchema, config: unknown, options: { base
   const errors: ConfigErrors = {};
   for (const error of validate.errors ?? []) {
     if (!options.atRunTime && error.keyword !== 'required' && error.keyword !== 'additionalProperties' && holdsReference(valueAt(config, error.instancePath))) continue;
-    // anyOf/oneOf report each alternative's failure too; the summary line is enough.
-    if (error.schemaPath.includes('/anyOf/') || error.schemaPath.includes('/oneOf/')) continue;
+    // anyOf/oneOf report each alternative's failure too, and if/then adds a line of its own
+    // beside the failing member's: the member's line is the useful one.
+    if (error.schemaPath.includes('/anyOf/') || error.schemaPath.includes('/oneOf/') || error.keyword === 'if') continue;
     const path = pathOf(error, options.basePath ?? 'config');
     const list = (errors[path] ??= []);
     const message = messageOf(error);

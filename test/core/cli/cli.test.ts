@@ -122,6 +122,11 @@ describe('switchboard CLI', () => {
       expect(JSON.parse(listed.stdout)).toEqual([
         { id: 'agents', dependsOn: [], origin: path.join(ROOT, 'plugins/agents') },
         { id: 'flows', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/flows') },
+        { id: 'app-agents', dependsOn: ['flows', 'agents'], origin: path.join(ROOT, 'plugins/app-agents') },
+        { id: 'app-http', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-http') },
+        { id: 'app-logic', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-logic') },
+        { id: 'app-schedule', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-schedule') },
+        { id: 'app-webhook', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-webhook') },
         { id: 'memorize', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/memorize') },
         { id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') },
       ]);

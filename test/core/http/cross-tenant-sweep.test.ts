@@ -5,6 +5,7 @@ import { installedPluginDirs } from '../../../core/plugin/plugin-source';
 import { ROOT_DIR } from '../../../core/kernel/kernel';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
 import { sweepCrossTenant, type ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import { fixtureApps } from '../../plugins/flows/catalog/fixture-apps';
 
 // Every installed plugin plus the examples: the sweep grows with each plugin.
 const pluginDirs = [...installedPluginDirs(ROOT_DIR, []), ...installedPluginDirs(path.join(ROOT_DIR, 'none'), [path.join(ROOT_DIR, 'examples/plugins')])];
@@ -22,7 +23,8 @@ function collectFixtures(): ResourceFixtures {
 describe('cross-tenant sweep', () => {
   let kit: TestKernel;
   beforeAll(async () => {
-    kit = await startTestKernel({ plugins: pluginDirs });
+    // No built-in flow app is a `connect` app: the fixture apps give connections something to belong to.
+    kit = await startTestKernel({ plugins: [...pluginDirs, fixtureApps] });
   });
   afterAll(() => kit?.stop());
 

@@ -1,0 +1,344 @@
+/**
+ * bench/flows: executions per second and per-step overhead of the flow engine, end to
+ * end, side by side with a raw baseline that issues the same SQL from a plain loop, in
+ * the same run.
+ *
+ *   node -r ./bin/register-ts.js bench/flows.ts      (npm run bench:flows)
+ *
+ * The flow (6 steps): webhook `catch_hook` -> logic `if_condition` (true) -> 4 logic
+ * `set_variables`, each of the last three using the previous one's output through a
+ * `{{stepN.path}}` reference. History is on: every step of every execution is recorded.
+ *
+ * Engine side (children of this process, as a production deployment runs them):
+ *   serve   `switchboard serve`: the hook route; each POST commits the execution row and
+ *           its outbox row in one transaction; its relay moves messages to RabbitMQ.
+ *   worker  `switchboard worker`: the execution consumer runs the steps and records them.
+ * BENCH_CLIENTS keep-alive HTTP clients POST to the hook URL as fast as answers come;
+ * an execution counts when its row is `succeeded`. Throughput = N / (last finished_at -
+ * first created_at), both from the database clock.
+ *
+ * Raw side: BENCH_CLIENTS loops over one pg pool, each execution two transactions as the
+ * engine's: (1) INSERT the execution row; (2) UPDATE it to running, INSERT the 5 step
+ * rows in one statement, UPDATE it to succeeded. No HTTP, no outbox, no broker, no
+ * rendering: what the engine's work costs PostgreSQL alone.
+ *
+ * Latency: a paced run at half the engine's saturated rate for BENCH_PACED_SECONDS;
+ * per execution, created_at -> finished_at (hook commit to last step recorded). The
+ * per-step overhead is that time, less the steps' own recorded durations, divided by
+ * the 5 steps the engine runs; p50 is the goal's figure.
+ *
+ * Environment:
+ *   DATABASE_URL        PostgreSQL server for the bench database (default postgresql://postgres@127.0.0.1:5432/postgres)
+ *   AMQP_URL            RabbitMQ (default amqp://guest:guest@127.0.0.1:5672); "none" runs the in-process bus
+ *   BENCH_EXECUTIONS    executions per saturated run (default 5000)
+ *   BENCH_WARMUP        executions before the rounds (default 1000)
+ *   BENCH_ROUNDS        saturated rounds per side (default 3)
+ *   BENCH_CLIENTS       concurrent HTTP clients / raw loops (default 16)
+ *   BENCH_PACED_SECONDS length of the paced run (default 10)
+ *   BENCH_ENFORCE=1     exit 1 when a goal is missed
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { Client, Pool } from 'pg';
+import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
+
+const ROOT = path.resolve(__dirname, '..');
+const CLI = path.join(ROOT, 'bin', 'switchboard.js');
+const RESULTS_FILE = path.join(__dirname, 'results', 'flows.json');
+const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
+const AMQP_URL = process.env.AMQP_URL === 'none' ? '' : (process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
+const EXECUTIONS = numberEnv('BENCH_EXECUTIONS', 5000);
+const WARMUP = numberEnv('BENCH_WARMUP', 1000);
+const ROUNDS = numberEnv('BENCH_ROUNDS', 3);
+const CLIENTS = numberEnv('BENCH_CLIENTS', 16);
+const PACED_SECONDS = numberEnv('BENCH_PACED_SECONDS', 10);
+const ACTION_STEPS = 5;
+const TENANT = 'bench';
+
+/** The issue's goals. */
+const GOALS = { minExecutionsPerSecond: 500, maxStepOverheadP50Ms: 5 };
+
+interface Setup {
+  databaseName: string;
+  databaseUrl: string;
+  port: number;
+  token: string;
+  tenantUuid: string;
+  flowUuid: string;
+  versionUuid: string;
+  hookPath: string;
+  children: ChildProcess[];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`switchboard ${args.join(' ')} exited ${code}: ${err}`))));
+  });
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One JSON request to the serve child, as the bench tenant. */
+function request(port: number, token: string | null, method: string, requestPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: requestPath,
+        agent,
+        headers: {
+          host: `${TENANT}.localhost`,
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function expectStatus(promise: Promise<{ status: number; body: any }>, status: number, what: string) {
+  const res = await promise;
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+async function waitReady(port: number): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const ok = await request(port, null, 'GET', '/readyz').then(
+      (res) => res.status === 200,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('the serve process did not become ready');
+}
+
+async function setUp(): Promise<Setup> {
+  const name = `sb_bench_flows_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const databaseUrl = new URL(SERVER_URL);
+  databaseUrl.pathname = `/${name}`;
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl.toString(),
+    AMQP_URL,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_DOMAIN: 'localhost',
+    SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'warn',
+    BUS_NAMESPACE: name,
+    DATA_DIR: fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'sb-bench-flows-')),
+  };
+  await cli(['migrate'], env);
+  const created = JSON.parse(await cli(['tenant', 'create', TENANT], env));
+  const children = ['serve', 'worker'].map((role) => spawn(process.execPath, [CLI, role], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  await waitReady(port);
+
+  const token: string = created.token;
+  const flow = (await expectStatus(request(port, token, 'POST', '/api/v1/flow', { name: 'bench' }), 201, 'create flow')).data;
+  const step = (body: Record<string, unknown>) => expectStatus(request(port, token, 'POST', `/api/v1/flow/${flow.uuid}/steps`, body), 201, `add step ${JSON.stringify(body)}`);
+  const trigger = (await step({ app_uid: 'webhook', trigger_key: 'catch_hook', config: {} })).data;
+  await step({ app_uid: 'logic', action_key: 'if_condition', config: { joiner: 'and', conditions: [{ left: '{{step1.body.amount}}', operator: 'greater_than', right: 10 }] } });
+  await step({ app_uid: 'logic', action_key: 'set_variables', config: { variables: { order: '{{step1.body.order}}', amount: '{{step1.body.amount}}' } } });
+  for (let n = 3; n <= 5; n++) await step({ app_uid: 'logic', action_key: 'set_variables', config: { variables: { order: `{{step${n}.order}}`, hop: n } } });
+  const deployed = (await expectStatus(request(port, token, 'POST', `/api/v1/flow/${flow.uuid}/deploy`), 200, 'deploy')).data;
+  const hookPath = new URL(trigger.config.hook_url).pathname;
+  const db = new Client({ connectionString: env.DATABASE_URL });
+  await db.connect();
+  const [{ uuid: versionUuid }] = (await db.query(`select uuid from flow_versions where flow_uuid = $1 and active`, [deployed.uuid])).rows;
+  await db.end();
+  return { databaseName: name, databaseUrl: env.DATABASE_URL!, port, token, tenantUuid: created.tenant.uuid, flowUuid: flow.uuid, versionUuid, hookPath, children };
+}
+
+/** Fires `count` hook calls from CLIENTS clients, optionally paced at `rate` per second overall. */
+async function fireHooks(setup: Setup, count: number, rate?: number): Promise<void> {
+  let next = 0;
+  const started = performance.now();
+  const client = async () => {
+    while (true) {
+      const i = next++;
+      if (i >= count) return;
+      if (rate) {
+        const due = started + (i / rate) * 1000;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+      const res = await request(setup.port, null, 'POST', setup.hookPath, { order: `o-${i}`, amount: 10 + (i % 90) + 1 });
+      if (res.status !== 202) throw new Error(`hook answered ${res.status}: ${JSON.stringify(res.body)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+}
+
+/** Waits until every execution created since `since` is finished; returns their timings. */
+async function drained(pool: Pool, since: Date, expected: number) {
+  for (;;) {
+    const { rows } = await pool.query(`select count(*)::int as done, count(*) filter (where status = 'failed')::int as failed from flow_executions where created_at >= $1 and status in ('succeeded', 'failed')`, [since]);
+    if (rows[0].failed > 0) throw new Error(`${rows[0].failed} executions failed`);
+    if (rows[0].done >= expected) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const { rows } = await pool.query(
+    `select extract(epoch from (e.finished_at - e.created_at)) * 1000 as latency_ms,
+            (select coalesce(sum(s.duration_ms), 0) from flow_execution_steps s where s.execution_uuid = e.uuid) as steps_ms,
+            (select count(*) from flow_execution_steps s where s.execution_uuid = e.uuid)::int as steps,
+            e.created_at, e.finished_at
+       from flow_executions e where e.created_at >= $1`,
+    [since],
+  );
+  return rows as Array<{ latency_ms: number; steps_ms: number; steps: number; created_at: Date; finished_at: Date }>;
+}
+
+function throughputOf(rows: Array<{ created_at: Date; finished_at: Date }>): number {
+  const first = Math.min(...rows.map((r) => r.created_at.getTime()));
+  const last = Math.max(...rows.map((r) => r.finished_at.getTime()));
+  return rows.length / ((last - first) / 1000);
+}
+
+async function engineRound(setup: Setup, pool: Pool, count: number, rate?: number) {
+  const { rows } = await pool.query('select now() as now');
+  const since: Date = rows[0].now;
+  await fireHooks(setup, count, rate);
+  const done = await drained(pool, since, count);
+  const wrongSteps = done.filter((row) => row.steps !== ACTION_STEPS);
+  if (wrongSteps.length > 0) throw new Error(`${wrongSteps.length} executions recorded other than ${ACTION_STEPS} steps`);
+  return done;
+}
+
+/** The raw baseline: the engine's SQL for one execution, from a plain loop. */
+async function rawRound(setup: Setup, pool: Pool, count: number): Promise<number> {
+  const stepUuids = Array.from({ length: ACTION_STEPS }, () => crypto.randomUUID());
+  const request = JSON.stringify({ variables: { order: 'o', hop: 1 } });
+  let next = 0;
+  const started = performance.now();
+  const loop = async () => {
+    const client = await pool.connect();
+    try {
+      while (next++ < count) {
+        const execution = crypto.randomUUID();
+        await client.query('begin');
+        await client.query(
+          `insert into flow_executions (uuid, tenant_uuid, created_at, updated_at, flow_uuid, version_uuid, status, trigger_event, cursor, segment) values ($1, $2, now(), now(), $3, $4, 'queued', $5, $6, 0)`,
+          [execution, setup.tenantUuid, setup.flowUuid, setup.versionUuid, JSON.stringify({ body: { order: 'o', amount: 42 }, query: {}, headers: {} }), stepUuids[0]],
+        );
+        await client.query('commit');
+        await client.query('begin');
+        await client.query(`update flow_executions set status = 'running', started_at = now(), updated_at = now() where uuid = $1`, [execution]);
+        const values: unknown[] = [];
+        const tuples = stepUuids.map((step, index) => {
+          values.push(crypto.randomUUID(), setup.tenantUuid, execution, step, index + 2, request, request);
+          const p = index * 7;
+          return `($${p + 1}, $${p + 2}, now(), now(), $${p + 3}, $${p + 4}, $${p + 5}, 'succeeded', $${p + 6}, $${p + 7}, null, 0)`;
+        });
+        await client.query(
+          `insert into flow_execution_steps (uuid, tenant_uuid, created_at, updated_at, execution_uuid, step_uuid, position, status, request, response, error, duration_ms) values ${tuples.join(', ')}`,
+          values,
+        );
+        await client.query(`update flow_executions set status = 'succeeded', cursor = null, finished_at = now(), updated_at = now() where uuid = $1`, [execution]);
+        await client.query('commit');
+      }
+    } finally {
+      client.release();
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, loop));
+  return count / ((performance.now() - started) / 1000);
+}
+
+async function main() {
+  const setup = await setUp();
+  const pool = new Pool({ connectionString: setup.databaseUrl, max: CLIENTS + 2 });
+  try {
+    console.log(`bench/flows: ${EXECUTIONS} executions x ${ROUNDS} rounds, ${CLIENTS} clients, bus ${AMQP_URL ? 'RabbitMQ' : 'in-process'}`);
+    await engineRound(setup, pool, WARMUP);
+    await rawRound(setup, pool, WARMUP);
+    const engine: number[] = [];
+    const raw: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      engine.push(throughputOf(await engineRound(setup, pool, EXECUTIONS)));
+      raw.push(await rawRound(setup, pool, EXECUTIONS));
+      console.log(`round ${round}: engine ${fmt(engine.at(-1)!, 0)} executions/s, raw ${fmt(raw.at(-1)!, 0)} executions/s`);
+    }
+    const engineRate = median(engine);
+    const rawRate = median(raw);
+    const pacedRate = engineRate / 2;
+    const paced = await engineRound(setup, pool, Math.round(pacedRate * PACED_SECONDS), pacedRate);
+    const latencies = paced.map((row) => Number(row.latency_ms)).sort((a, b) => a - b);
+    const overheads = paced.map((row) => (Number(row.latency_ms) - Number(row.steps_ms)) / ACTION_STEPS).sort((a, b) => a - b);
+    const result = {
+      measured_at: new Date().toISOString(),
+      executions_per_round: EXECUTIONS,
+      clients: CLIENTS,
+      bus: AMQP_URL ? 'rabbitmq' : 'in-process',
+      engine_executions_per_s: round3(engineRate),
+      raw_executions_per_s: round3(rawRate),
+      ratio: round3(engineRate / rawRate),
+      paced_rate_per_s: round3(pacedRate),
+      latency_ms: { p50: round3(percentile(latencies, 50)), p99: round3(percentile(latencies, 99)) },
+      step_overhead_ms: { p50: round3(percentile(overheads, 50)), p99: round3(percentile(overheads, 99)) },
+      goals: GOALS,
+    };
+    fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+    fs.writeFileSync(RESULTS_FILE, JSON.stringify(result, null, 2));
+    console.log(
+      [
+        `engine: ${fmt(engineRate, 0)} executions/s (goal >= ${GOALS.minExecutionsPerSecond}), raw SQL loop: ${fmt(rawRate, 0)}/s, ratio ${fmt(engineRate / rawRate)}`,
+        `paced at ${fmt(pacedRate, 0)}/s: hook commit -> last step p50 ${fmt(result.latency_ms.p50)} ms, p99 ${fmt(result.latency_ms.p99)} ms`,
+        `engine overhead per step: p50 ${fmt(result.step_overhead_ms.p50)} ms (goal < ${GOALS.maxStepOverheadP50Ms}), p99 ${fmt(result.step_overhead_ms.p99)} ms`,
+      ].join('\n'),
+    );
+    const missed = engineRate < GOALS.minExecutionsPerSecond || result.step_overhead_ms.p50 >= GOALS.maxStepOverheadP50Ms;
+    if (missed && process.env.BENCH_ENFORCE === '1') process.exitCode = 1;
+  } finally {
+    await pool.end();
+    for (const child of setup.children) child.kill('SIGTERM');
+    await Promise.all(setup.children.map((child) => new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)))));
+    agent.destroy();
+    const admin = new Client({ connectionString: SERVER_URL });
+    await admin.connect();
+    await admin.query(`drop database if exists ${setup.databaseName} with (force)`);
+    await admin.end();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

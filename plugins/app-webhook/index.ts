@@ -1,0 +1,16 @@
+import { coreServices, definePlugin } from '../../core';
+import { flowApps, flowTriggersRef } from '../flows';
+import { registerHookRoute } from './hook-route';
+import { webhookApp } from './webhook-app';
+
+export { webhookApp } from './webhook-app';
+
+export default definePlugin({
+  id: 'app-webhook',
+  dependsOn: ['flows'],
+  contributes: [flowApps.add(webhookApp)],
+  deps: { http: coreServices.http, triggers: flowTriggersRef },
+  init({ http, triggers }) {
+    registerHookRoute(http, triggers);
+  },
+});

@@ -1,0 +1,110 @@
+import { DataEnvelope, DeletedEnvelope, ListEnvelope, PageQuery, Type, defineRoute, deleted, pageOf } from '../../../core';
+import { Flow } from '../entities';
+import type { FlowsRuntime } from '../flows-runtime';
+import { undeploy } from './deployment';
+import { renderFlow, renderFlows } from './flow-view';
+import { FlowCreateBody, FlowParams, FlowPatchBody, FlowSchema } from './schemas';
+import { findFlow } from './step-order';
+
+const tags = ['flows'];
+
+export function registerFlowRoutes(runtime: FlowsRuntime): void {
+  const { http } = runtime;
+
+  http.route(
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/flow',
+      summary: 'Create a flow',
+      description: 'A new flow is a `draft` with no steps: add its trigger, then its actions, with `POST /api/v1/flow/{uuid}/steps`.',
+      tags,
+      body: FlowCreateBody,
+      status: 201,
+      response: DataEnvelope(FlowSchema),
+      handler: async ({ body, em }) => {
+        const flow = em.create(Flow, { name: body.name, description: body.description ?? '' });
+        await em.flush();
+        return renderFlow(em, runtime, flow);
+      },
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/flow',
+      summary: 'List flows, newest first',
+      description: 'Deleted flows are not listed. Each flow comes with its steps.',
+      tags,
+      query: PageQuery({ status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('live')], { description: 'Only flows in this status' })) }),
+      response: ListEnvelope(FlowSchema),
+      handler: async ({ query, em }) => {
+        const [flows, total] = await em.findAndCount(
+          Flow,
+          { deletedAt: null, ...(query.status ? { status: query.status } : {}) },
+          { orderBy: { createdAt: 'desc', uuid: 'desc' }, limit: query.per_page, offset: (query.page - 1) * query.per_page },
+        );
+        return pageOf(await renderFlows(em, runtime, flows), total, query);
+      },
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/flow/:uuid',
+      summary: 'Read a flow with its steps',
+      description: 'A deleted flow answers 404.',
+      tags,
+      params: FlowParams,
+      errors: [404],
+      response: DataEnvelope(FlowSchema),
+      handler: async ({ params, em }) => renderFlow(em, runtime, await findFlow(em, params.uuid)),
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'PATCH',
+      path: '/api/v1/flow/:uuid',
+      summary: 'Rename a flow or change its description',
+      description:
+        'Only `name` and `description` change (other members of the flow as read are ignored, steps included); allowed while the flow is live, ' +
+        'since neither changes what runs. Steps change through the step routes.',
+      tags,
+      params: FlowParams,
+      body: FlowPatchBody,
+      errors: [404],
+      response: DataEnvelope(FlowSchema),
+      handler: async ({ params, body, em }) => {
+        const flow = await findFlow(em, params.uuid, { lock: true });
+        if (body.name !== undefined) flow.name = body.name;
+        if (body.description !== undefined) flow.description = body.description;
+        await em.flush();
+        return renderFlow(em, runtime, flow);
+      },
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'DELETE',
+      path: '/api/v1/flow/:uuid',
+      summary: 'Delete a flow (soft delete)',
+      description:
+        'The flow leaves the list at once and a later read answers 404. A live flow is undeployed first, so its trigger stops starting executions; ' +
+        'executions already queued or running are not cancelled and keep their history.',
+      tags,
+      params: FlowParams,
+      errors: [404],
+      response: DeletedEnvelope,
+      handler: async ({ params, em, tenant }) => {
+        const flow = await findFlow(em, params.uuid, { lock: true });
+        await undeploy(runtime, em, tenant, flow);
+        flow.deletedAt = new Date();
+        await em.flush();
+        return deleted('Flow deleted');
+      },
+    }),
+  );
+}

@@ -1,0 +1,130 @@
+import { DataEnvelope, NotFoundError, Type, defineRoute, type Static, type TSchema } from '../../../core';
+import type { FlowAppDefinition } from '../app/flow-app';
+import type { FlowAppSummary, FlowCatalog } from '../app/flow-catalog';
+import type { FlowsRuntime } from '../flows-runtime';
+import { AppParams, CatalogQuery, FlowActionSchema, FlowAppDetailSchema, FlowAppSchema, FlowTriggerSchema } from './schemas';
+
+type AppDetail = Static<typeof FlowAppDetailSchema>;
+
+/** A TypeBox schema as plain JSON Schema (TypeBox marks its schemas with symbol keys). */
+const jsonSchema = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
+
+function describe(catalog: FlowCatalog, app: FlowAppDefinition): AppDetail {
+  return {
+    ...catalog.summary(app),
+    requires_agent: app.requiresAgent ?? false,
+    auth: app.auth ? { description: app.auth.description ?? null, schema: jsonSchema(app.auth.schema) } : null,
+    triggers: (app.triggers ?? []).map((trigger) => ({
+      key: trigger.key,
+      name: trigger.name,
+      description: trigger.description,
+      input_schema: jsonSchema(trigger.input),
+      output_sample: trigger.outputSample ?? null,
+    })),
+    actions: (app.actions ?? []).map((action) => ({
+      key: action.key,
+      name: action.name,
+      description: action.description,
+      input_schema: jsonSchema(action.input),
+      output_sample: action.outputSample ?? null,
+      ...(action.branches ? { branches: [...action.branches] } : {}),
+    })),
+    options: (app.options ?? []).map((provider) => ({
+      kind: provider.kind,
+      description: provider.description ?? null,
+      params_schema: jsonSchema(provider.params),
+      searchable: provider.searchable ?? false,
+    })),
+  };
+}
+
+function matches(app: FlowAppSummary, query: Static<typeof CatalogQuery>): boolean {
+  if (query.category && app.category !== query.category) return false;
+  const search = query.search?.trim().toLowerCase();
+  return !search || [app.name, app.description, app.uid].some((text) => text.toLowerCase().includes(search));
+}
+
+/**
+ * The catalog routes (decisions.md: flow catalog), generated from the apps the
+ * installed plugins added. The catalog is fixed at boot, so every answer is built once.
+ */
+export function registerAppRoutes({ http, catalog }: FlowsRuntime): void {
+  const summaries = catalog.list().map((app) => catalog.summary(app));
+  const details = new Map(catalog.list().map((app) => [app.uid, describe(catalog, app)]));
+  const detailOf = (uid: string): AppDetail => {
+    const detail = details.get(uid);
+    if (!detail) throw new NotFoundError('Flow app not found');
+    return detail;
+  };
+  const filtering =
+    'Sorted by name. `search` keeps apps whose name, description or uid contains it (case-insensitive); `category` keeps `builtin` or `connect` apps. ' +
+    'The catalog is every app the installed plugins add: it is the same for every tenant and is not paginated.';
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/flow/apps',
+      summary: 'List the flow apps',
+      description: filtering,
+      query: CatalogQuery,
+      response: DataEnvelope(Type.Array(FlowAppSchema)),
+      handler: ({ query }) => ({ data: summaries.filter((app) => matches(app, query)) }),
+    }),
+  );
+
+  // Registered before `/apps/:uid/...`, which would otherwise read `supports` as an app uid.
+  for (const [segment, member] of [['triggers', 'supports_trigger'], ['actions', 'supports_action']] as const) {
+    http.route(
+      defineRoute({
+        method: 'GET',
+        path: `/api/v1/flow/apps/supports/${segment}`,
+        summary: `List the flow apps that have ${segment}`,
+        description: `Apps with at least one ${segment.slice(0, -1)} (\`${member}\`), in the item shape of \`GET /api/v1/flow/apps\`. ${filtering}`,
+          query: CatalogQuery,
+        response: DataEnvelope(Type.Array(FlowAppSchema)),
+        handler: ({ query }) => ({ data: summaries.filter((app) => app[member] && matches(app, query)) }),
+      }),
+    );
+  }
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/flow/apps/:uid',
+      summary: 'Read a flow app with its triggers, actions and option lists',
+      description:
+        'The catalog item plus what building a step needs: each trigger’s and action’s `input_schema` (JSON Schema of the step’s `config`, to render a form), ' +
+        'the `auth.schema` a connection’s `credentials` must match (`connect` apps) and the option lists with their `params_schema`. An unknown uid answers 404.',
+      params: AppParams,
+      errors: [404],
+      response: DataEnvelope(FlowAppDetailSchema),
+      handler: ({ params }) => ({ data: detailOf(params.uid) }),
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/flow/apps/:uid/triggers',
+      summary: 'List the triggers of a flow app',
+      description: 'In the app’s order; empty for an app without triggers. An unknown uid answers 404.',
+      params: AppParams,
+      errors: [404],
+      response: DataEnvelope(Type.Array(FlowTriggerSchema)),
+      handler: ({ params }) => ({ data: detailOf(params.uid).triggers }),
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/flow/apps/:uid/actions',
+      summary: 'List the actions of a flow app',
+      description: 'In the app’s order; empty for an app without actions. A branching action lists its `branches`. An unknown uid answers 404.',
+      params: AppParams,
+      errors: [404],
+      response: DataEnvelope(Type.Array(FlowActionSchema)),
+      handler: ({ params }) => ({ data: detailOf(params.uid).actions }),
+    }),
+  );
+}
