@@ -35,6 +35,8 @@
  *   BENCH_ROUNDS        saturated rounds per side (default 3)
  *   BENCH_CLIENTS       concurrent HTTP clients / raw loops (default 16)
  *   BENCH_PACED_SECONDS length of the paced run (default 10)
+ *   BENCH_NODE_FLAGS    extra node flags for the serve and worker children (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+ *   BENCH_VERBOSE=1     also print the rate at which hooks were accepted
  *   BENCH_ENFORCE=1     exit 1 when a goal is missed
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -168,7 +170,8 @@ async function setUp(): Promise<Setup> {
   };
   await cli(['migrate'], env);
   const created = JSON.parse(await cli(['tenant', 'create', TENANT], env));
-  const children = ['serve', 'worker'].map((role) => spawn(process.execPath, [CLI, role], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const children = ['serve', 'worker'].map((role) => spawn(process.execPath, [...flags, CLI, role], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   await waitReady(port);
 
   const token: string = created.token;
@@ -235,8 +238,11 @@ function throughputOf(rows: Array<{ created_at: Date; finished_at: Date }>): num
 async function engineRound(setup: Setup, pool: Pool, count: number, rate?: number) {
   const { rows } = await pool.query('select now() as now');
   const since: Date = rows[0].now;
+  const started = performance.now();
   await fireHooks(setup, count, rate);
+  const acceptedPerSecond = count / ((performance.now() - started) / 1000);
   const done = await drained(pool, since, count);
+  if (process.env.BENCH_VERBOSE) console.log(`  hooks accepted at ${fmt(acceptedPerSecond, 0)}/s`);
   const wrongSteps = done.filter((row) => row.steps !== ACTION_STEPS);
   if (wrongSteps.length > 0) throw new Error(`${wrongSteps.length} executions recorded other than ${ACTION_STEPS} steps`);
   return done;

@@ -9,15 +9,16 @@ export const PRUNE_INTERVAL_MS = 60_000;
 /**
  * Deletes finished executions created more than `retentionDays` ago, in every tenant,
  * `batchSize` at a time (their step records go with them, by cascade), until a batch
- * comes back short; returns how many it deleted. Each batch is its own statement and
- * commit, oldest first along the `created_at` index. Several workers may prune at once:
- * each skips the rows another is deleting. A paused execution is kept however old,
- * so a long delay still resumes.
+ * comes back short or `signal` aborts; returns how many it deleted. Each batch is its
+ * own statement and commit, oldest first along the `created_at` index. Several workers
+ * may prune at once: each skips the rows another is deleting. A paused execution is
+ * kept however old, so a long delay still resumes.
  */
-export async function pruneExecutions(em: EntityManager, retentionDays: number, batchSize = PRUNE_BATCH): Promise<number> {
+export async function pruneExecutions(em: EntityManager, retentionDays: number, options: { batchSize?: number; signal?: AbortSignal } = {}): Promise<number> {
+  const batchSize = options.batchSize ?? PRUNE_BATCH;
   const connection = em.getConnection();
   let total = 0;
-  for (;;) {
+  while (!options.signal?.aborted) {
     const result = await connection.execute(
       `delete from flow_executions where uuid in (` +
         `select uuid from flow_executions where created_at < clock_timestamp() - (? * interval '1 day') and status in ('succeeded', 'failed') ` +
@@ -27,17 +28,19 @@ export async function pruneExecutions(em: EntityManager, retentionDays: number, 
     );
     const deleted = (result as { affectedRows?: number }).affectedRows ?? 0;
     total += deleted;
-    if (deleted < batchSize) return total;
+    if (deleted < batchSize) break;
   }
+  return total;
 }
 
-/** Prunes on a timer in processes that do background work (`worker`, `start`). */
+/** Prunes when a process that does background work (`worker`, `start`) starts, then every PRUNE_INTERVAL_MS. */
 export function scheduleRetention({ lifecycle, orm, config, logger }: FlowsRuntime): void {
   if (lifecycle.role !== 'worker' && lifecycle.role !== 'start') return;
+  const stop = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running = pruneExecutions(orm.fork(), config.get<number>('executionRetentionDays'))
+    running = pruneExecutions(orm.fork(), config.get<number>('executionRetentionDays'), { signal: stop.signal })
       .then((deleted) => {
         if (deleted > 0) logger.info('pruned old flow executions', { deleted });
       })
@@ -46,15 +49,16 @@ export function scheduleRetention({ lifecycle, orm, config, logger }: FlowsRunti
       })
       .finally(() => {
         running = undefined;
-        if (timer) timer = setTimeout(tick, PRUNE_INTERVAL_MS).unref();
+        if (!stop.signal.aborted) timer = setTimeout(tick, PRUNE_INTERVAL_MS).unref();
       });
   };
   lifecycle.onStart(() => {
-    timer = setTimeout(tick, PRUNE_INTERVAL_MS).unref();
+    // First right away (not awaited: it must not hold up the start), so a process that restarts often still prunes.
+    timer = setTimeout(tick, 0).unref();
   });
   lifecycle.onStop(async () => {
+    stop.abort(); // a long backlog stops after the batch in progress
     clearTimeout(timer);
-    timer = undefined;
     await running;
   });
 }

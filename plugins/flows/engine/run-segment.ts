@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { findByUuid, type BusMessage } from '../../../core';
 import { FlowExecution, FlowExecutionStep, FlowVersion } from '../entities';
@@ -20,14 +19,19 @@ import { publishSegment, type SegmentMessage } from './segment-message';
  */
 export async function runSegment(runtime: FlowsRuntime, em: EntityManager, message: BusMessage<SegmentMessage>): Promise<void> {
   const { payload } = message;
-  // The row lock orders this segment after any other transaction still writing the execution.
-  const execution = await em.findOne(FlowExecution, { uuid: payload.execution_uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const tenant = runtime.tenants.require();
+  // The row lock orders this segment after any other transaction still writing the execution. It is
+  // taken by hand: findOne's lock would also lock the flow and version rows its tenant filter joins,
+  // and so run one execution of a flow at a time.
+  await em
+    .getConnection()
+    .execute('select 1 from flow_executions where uuid = ? and tenant_uuid = ? for update', [payload.execution_uuid, tenant.uuid], 'all', em.getTransactionContext());
+  const execution = await findByUuid(em, FlowExecution, payload.execution_uuid);
   // Gone (pruned), done, or this segment already ran: a stale or repeated message.
   if (!execution || execution.segment !== payload.segment || execution.status === 'succeeded' || execution.status === 'failed') return;
   const version = await findByUuid(em, FlowVersion, execution.versionUuid);
   if (!version) throw new Error(`flow version ${execution.versionUuid} of execution ${execution.uuid} is missing`);
   const { definition } = version;
-  const tenant = runtime.tenants.require();
 
   execution.status = 'running';
   execution.startedAt ??= new Date();
@@ -100,7 +104,8 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
     execution.cursor = cursor;
     if (result.status === 'waiting') return endSegment(result.resumeAt!, step.uuid);
     // An impure step's effect commits before anything runs after it (an action gone from the catalog did nothing).
-    if (cursor && !(runtime.catalog.action(step.app_uid, step.action_key)?.pure ?? true)) return endSegment();
+    const action = runtime.catalog.action(step.app_uid, step.action_key);
+    if (cursor && action && !action.pure) return endSegment();
   }
   execution.status = 'succeeded';
   execution.finishedAt = new Date();
