@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { coreConfigSchema } from '../../../core/config/config-schema';
+import flows from '../../../plugins/flows';
 
 /**
- * README.md's configuration table is written by hand; this keeps it true to the
- * schema: one row per setting (environment variable, config-file key, default) and
- * no row for a setting that does not exist.
+ * README.md's configuration tables are written by hand; this keeps them true to the
+ * schemas (the kernel's and the built-in plugins'): one row per setting (environment
+ * variable, config-file key, default) and no row for a setting that does not exist.
  */
 interface Setting {
   key: string;
@@ -38,7 +39,8 @@ const rows = new Map(
       return [cells[0].replace(/`/g, ''), cells] as const;
     }),
 );
-const settings = settingsOf(coreConfigSchema);
+// The core settings, and those of the built-in plugins the README lists (under their plugin id).
+const settings = [...settingsOf(coreConfigSchema), ...settingsOf(flows.config ?? {}, flows.id)];
 
 describe('README.md configuration table', () => {
   it('is there', () => {
