@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../http/http-errors';
 import type { RouteDefinition } from '../http/route';
-import { DataEnvelope, DeletedEnvelope, ListEnvelope, PageQuery, Timestamp, Uuid, deleted, pageOf } from '../http/schemas';
+import { DataEnvelope, DeletedEnvelope, ListEnvelope, PageQuery, Timestamp, Uuid, deleted, pageOf, pageWindow } from '../http/schemas';
 import { DeadLetter } from './bus-entities';
 import type { OutboxStore } from './outbox-store';
 
@@ -49,7 +49,7 @@ export function deadLetterRoutes(orm: MikroORM, outbox: OutboxStore): RouteDefin
         const where = { ...(query.consumer ? { consumer: query.consumer } : {}), ...(query.topic ? { topic: query.topic } : {}) };
         const [rows, total] = await orm.em
           .fork()
-          .findAndCount(DeadLetter, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: query.per_page, offset: (query.page - 1) * query.per_page });
+          .findAndCount(DeadLetter, where, { orderBy: { createdAt: 'desc', id: 'desc' }, ...pageWindow(query) });
         return pageOf(rows.map(toJson), total, query);
       },
     },

@@ -71,6 +71,9 @@ export interface PageRequest {
   per_page: number;
 }
 
+/** The `limit` and `offset` of a page, for a query that fetches just that page. */
+export const pageWindow = ({ page, per_page }: PageRequest) => ({ limit: per_page, offset: (page - 1) * per_page });
+
 /** Builds the list envelope of decisions.md from one page of items and the total. */
 export function pageOf<T>(items: T[], total: number, { page, per_page }: PageRequest) {
   const lastPage = Math.max(1, Math.ceil(total / per_page));

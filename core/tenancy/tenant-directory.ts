@@ -6,9 +6,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../http/http-erro
 import { ApiToken } from './api-token.entity';
 import { Tenant } from './tenant.entity';
 import { isValidSlug } from './slug';
-import type { PageRequest } from '../http/schemas';
-
-const window = ({ page, per_page }: PageRequest) => ({ limit: per_page, offset: (page - 1) * per_page });
+import { pageWindow, type PageRequest } from '../http/schemas';
 import { generateToken, hashToken } from './tokens';
 
 export interface AuthenticatedToken {
@@ -63,7 +61,7 @@ export class TenantDirectory {
   }
 
   async listTenants(page: PageRequest): Promise<[Tenant[], number]> {
-    return this.orm.em.fork().findAndCount(Tenant, {}, { orderBy: { createdAt: 'asc', uuid: 'asc' }, ...window(page) });
+    return this.orm.em.fork().findAndCount(Tenant, {}, { orderBy: { createdAt: 'asc', uuid: 'asc' }, ...pageWindow(page) });
   }
 
   async createToken(slug: string, input: { name?: string; scopes?: Scope[] } = {}): Promise<{ token: ApiToken; plaintext: string }> {
@@ -79,7 +77,7 @@ export class TenantDirectory {
     const em = this.orm.em.fork();
     const tenant = await em.findOne(Tenant, { slug });
     if (!tenant) throw new NotFoundError(`Tenant "${slug}" not found`);
-    return em.findAndCount(ApiToken, { tenantUuid: tenant.uuid }, { orderBy: { createdAt: 'asc', uuid: 'asc' }, ...window(page) });
+    return em.findAndCount(ApiToken, { tenantUuid: tenant.uuid }, { orderBy: { createdAt: 'asc', uuid: 'asc' }, ...pageWindow(page) });
   }
 
   async revokeToken(slug: string, tokenUuid: string): Promise<ApiToken> {

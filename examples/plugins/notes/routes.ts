@@ -14,6 +14,7 @@ import {
   deleted,
   findByUuid,
   pageOf,
+  pageWindow,
   type HttpService,
 } from '../../../core';
 import type { NoteEnricher } from './note-enrichers';
@@ -81,7 +82,7 @@ export function registerNoteRoutes(http: HttpService, enrichers: readonly NoteEn
       query: PageQuery(),
       response: ListEnvelope(NoteSchema),
       handler: async ({ query, em }) => {
-        const [notes, total] = await em.findAndCount(Note, {}, { orderBy: { uuid: 'desc' }, limit: query.per_page, offset: (query.page - 1) * query.per_page });
+        const [notes, total] = await em.findAndCount(Note, {}, { orderBy: { uuid: 'desc' }, ...pageWindow(query) });
         return pageOf(notes.map(toJson), total, query);
       },
     }),

@@ -12,6 +12,7 @@ import {
   defineRoute,
   deleted,
   pageOf,
+  pageWindow,
   type HttpService,
   type TSchema,
 } from '../../../core';
@@ -62,8 +63,7 @@ export function registerAgentRoutes(http: HttpService, service: AgentService, ag
         const [page, total] = await em.findAndCount(Agent, where, {
           fields: ['uuid'],
           orderBy: { uuid: 'desc' },
-          limit: query.per_page,
-          offset: (query.page - 1) * query.per_page,
+          ...pageWindow(query),
         });
         return pageOf(await reader.many(em, tenant.uuid, page.map((a) => a.uuid)), total, query);
       },

@@ -1,4 +1,4 @@
-import { DataEnvelope, DeletedEnvelope, ListEnvelope, PageQuery, Type, defineRoute, deleted, pageOf } from '../../../core';
+import { DataEnvelope, DeletedEnvelope, ListEnvelope, PageQuery, Type, defineRoute, deleted, pageOf, pageWindow } from '../../../core';
 import { Flow } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
 import { undeploy } from './deployment';
@@ -42,7 +42,7 @@ export function registerFlowRoutes(runtime: FlowsRuntime): void {
         const [flows, total] = await em.findAndCount(
           Flow,
           { deletedAt: null, ...(query.status ? { status: query.status } : {}) },
-          { orderBy: { createdAt: 'desc', uuid: 'desc' }, limit: query.per_page, offset: (query.page - 1) * query.per_page },
+          { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) },
         );
         return pageOf(await renderFlows(em, runtime, flows), total, query);
       },

@@ -14,6 +14,7 @@ import {
   deleted,
   findByUuid,
   pageOf,
+  pageWindow,
   type FieldErrors,
 } from '../../../core';
 import type { FlowCatalog } from '../app/flow-catalog';
@@ -89,8 +90,7 @@ export function registerConnectionRoutes({ http, catalog, secrets }: FlowsRuntim
       handler: async ({ query, em }) => {
         const [rows, total] = await em.findAndCount(FlowConnection, query.app_uid === undefined ? {} : { appUid: query.app_uid }, {
           orderBy: { uuid: 'desc' },
-          limit: query.per_page,
-          offset: (query.page - 1) * query.per_page,
+          ...pageWindow(query),
         });
         return pageOf(rows.map(toJson), total, query);
       },

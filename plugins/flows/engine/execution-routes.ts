@@ -12,6 +12,7 @@ import {
   defineRoute,
   findByUuid,
   pageOf,
+  pageWindow,
   type TSchema,
 } from '../../../core';
 import { Flow, FlowExecution, FlowExecutionStep, FlowVersion, type ExecutionStatus } from '../entities';
@@ -110,8 +111,7 @@ export function registerExecutionRoutes({ http }: FlowsRuntime): void {
           {
             exclude: ['triggerEvent'],
             orderBy: { createdAt: 'desc', uuid: 'desc' },
-            limit: query.per_page,
-            offset: (query.page - 1) * query.per_page,
+            ...pageWindow(query),
           },
         );
         const versionUuids = [...new Set(executions.map((execution) => execution.versionUuid))];

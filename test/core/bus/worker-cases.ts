@@ -1,8 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '../../../core/testing';
+import { startTestKernel, startWorkerProcess, type TestKernel } from '../../../core/testing';
 import { effects, sleep, waitFor } from './bus-test-helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -40,23 +40,7 @@ export function workerCases(transportConfig: Record<string, unknown>): void {
     // This process only publishes (serve); the work happens in real worker processes.
     const kit = await startTestKernel({ plugins: [PROBE], role: 'serve', config: { ...transportConfig } });
     const marker = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-crash-')), 'in-handler');
-    const worker = (extra: Record<string, string>) =>
-      spawn(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), 'worker'], {
-        cwd: ROOT,
-        stdio: ['ignore', 'ignore', 'pipe'],
-        env: {
-          PATH: process.env.PATH ?? '',
-          DATABASE_URL: kit.kernel.config.core.databaseUrl,
-          SECRETS_KEY: kit.kernel.config.core.secretsKey,
-          AMQP_URL: kit.kernel.config.core.amqpUrl,
-          BUS_NAMESPACE: kit.kernel.config.core.busNamespace,
-          PLUGINS_PATH: FIXTURES,
-          BUS_LEASE_SECONDS: '2',
-          BUS_POLL_INTERVAL_MS: '500',
-          LOG_LEVEL: 'warn',
-          ...extra,
-        },
-      });
+    const worker = (extra: Record<string, string>) => startWorkerProcess(kit, { PLUGINS_PATH: FIXTURES, BUS_POLL_INTERVAL_MS: '500', ...extra });
     let crashing: ChildProcess | undefined;
     let healthy: ChildProcess | undefined;
     try {

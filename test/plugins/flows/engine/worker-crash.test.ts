@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestKernel, type TestKernel } from '../../../../core/testing';
+import { startTestKernel, startWorkerProcess, type TestKernel } from '../../../../core/testing';
 import { CallRecorder } from './call-recorder';
 import { AGENTS, FLOWS, PROBE, TRANSPORT, deployFlow, fire, sql, waitFor } from './engine-helpers';
 
@@ -39,23 +39,12 @@ function otherPlugins(): string[] {
 }
 
 function startWorker(log: string[]): ChildProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), 'worker'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: kit.kernel.config.core.databaseUrl,
-      SECRETS_KEY: kit.kernel.config.core.secretsKey,
-      AMQP_URL: kit.kernel.config.core.amqpUrl,
-      BUS_NAMESPACE: kit.kernel.config.core.busNamespace,
-      PLUGINS_PATH: path.dirname(PROBE),
-      DISABLED_PLUGINS: otherPlugins().join(','),
-      EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
-      FLOWS_ENGINE_CONCURRENCY: '3',
-      BUS_LEASE_SECONDS: '2',
-      BUS_POLL_INTERVAL_MS: '200',
-      LOG_LEVEL: 'warn',
-    },
+  const child = startWorkerProcess(kit, {
+    PLUGINS_PATH: path.dirname(PROBE),
+    DISABLED_PLUGINS: otherPlugins().join(','),
+    EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
+    FLOWS_ENGINE_CONCURRENCY: '3',
+    BUS_POLL_INTERVAL_MS: '200',
   });
   child.stderr!.on('data', (chunk) => log.push(String(chunk)));
   return child;

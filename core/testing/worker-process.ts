@@ -1,0 +1,29 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ROOT_DIR } from '../kernel/kernel';
+import type { TestKernel } from './test-kernel';
+
+/**
+ * Starts a real `switchboard worker` process on a test kernel's database, secrets key
+ * and bus (broker and namespace), for tests of what several processes or a killed one
+ * do. `env` adds settings (`PLUGINS_PATH`, `DISABLED_PLUGINS`, ...). Short bus leases,
+ * so work a killed worker held is delivered again within seconds. Its stderr is piped:
+ * read it for the worker's warnings and errors.
+ */
+export function startWorkerProcess(kit: TestKernel, env: Record<string, string> = {}): ChildProcess {
+  const core = kit.kernel.config.core;
+  return spawn(process.execPath, [path.join(ROOT_DIR, 'bin/switchboard.js'), 'worker'], {
+    cwd: ROOT_DIR,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: {
+      PATH: process.env.PATH ?? '',
+      DATABASE_URL: core.databaseUrl,
+      SECRETS_KEY: core.secretsKey,
+      AMQP_URL: core.amqpUrl,
+      BUS_NAMESPACE: core.busNamespace,
+      BUS_LEASE_SECONDS: '2',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+  });
+}
