@@ -28,6 +28,7 @@ export {
   type FieldErrors,
 } from './http/http-errors';
 export * from './http/schemas';
+export type { UploadSpec, UploadedFile } from './http/multipart-upload';
 export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, MessageHandler, RetryPolicy } from './bus/bus-types';
 export { defineSecretColumn, type SecretColumn, type SecretColumnSpec } from './secrets/secret-column';
 export type { SecretsService } from './secrets/secrets';

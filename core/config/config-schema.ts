@@ -86,6 +86,7 @@ export const coreConfigSchema = {
   },
   logFormat: { doc: 'json (one object a line) or pretty', format: ['json', 'pretty'], default: 'json', env: 'LOG_FORMAT' },
   bodyLimit: { doc: 'Largest JSON request body', format: String, default: '1mb', env: 'HTTP_BODY_LIMIT' },
+  uploadLimit: { doc: 'Largest uploaded file (multipart routes such as table imports)', format: String, default: '50mb', env: 'HTTP_UPLOAD_LIMIT' },
   shutdownTimeoutMs: {
     doc: 'How long shutdown waits for in-flight requests',
     format: 'nat',
@@ -159,6 +160,7 @@ export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig {
   logLevel: string;
   logFormat: 'json' | 'pretty';
   bodyLimit: string;
+  uploadLimit: string;
   shutdownTimeoutMs: number;
   authCacheTtlMs: number;
   busNamespace: string;

@@ -3,6 +3,7 @@ import { RequestContext, type MikroORM } from '@mikro-orm/postgresql';
 import { currentContext, runInContext, type TenantRef, type WorkContext } from '../context/request-context';
 import { isDatabaseUnavailable } from '../data/database-errors';
 import { randomUUID } from 'node:crypto';
+import parseBytes from 'bytes';
 import type { Logger } from '../logging/logger';
 import type { Authenticator } from './authenticate';
 import {
@@ -14,6 +15,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from './http-errors';
+import { discardUpload, parseMultipart, type ParsedUpload } from './multipart-upload';
 import type { Readiness } from './readiness';
 import { buildOpenApiDocument, OPENAPI_PATH, type OpenApiOptions } from './openapi';
 import { docsPage } from './docs-page';
@@ -27,6 +29,8 @@ export interface ExpressAppOptions {
   readiness: Readiness;
   logger: Logger;
   bodyLimit: string;
+  /** Largest uploaded file of an `upload` route, e.g. `50mb`. */
+  uploadLimit: string;
   trustProxy: boolean;
   /** Set while shutting down, so keep-alive clients are told to reconnect elsewhere. */
   isDraining: () => boolean;
@@ -97,7 +101,9 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
 }
 
 function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RequestHandler {
+  const uploadLimit = parseBytes.parse(options.uploadLimit) ?? 50 * 1024 * 1024;
   return async (req: Request, res: Response, next: NextFunction) => {
+    let upload: ParsedUpload | undefined;
     try {
       const context = currentContext() ?? {};
       let tenant: TenantRef | undefined;
@@ -108,7 +114,12 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
       const params = { ...req.params };
       const query = { ...(req.query as Record<string, unknown>) };
       let body: unknown = undefined;
-      if (route.validate.body) {
+      if (route.upload) {
+        // Authenticated before a byte of the file is read; the file is deleted when the response ends.
+        upload = await parseMultipart(req, route.upload, uploadLimit);
+        res.once('close', () => void discardUpload(upload));
+        body = upload.fields;
+      } else if (route.validate.body) {
         if (req.body === undefined && hasBody(req)) throw new UnsupportedMediaTypeError();
         // No body at all reads as an empty object: optional members may be left out
         // entirely, and missing required ones are named one by one.
@@ -127,7 +138,7 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
         const em = options.orm.em.fork();
         return RequestContext.create(em, () => {
           const invoke = (scoped: typeof em) =>
-            route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req });
+            route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req, file: upload?.file });
           return route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em);
         });
       });

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DOCS_PATH } from './docs-page';
+import type { UploadSpec } from './multipart-upload';
 import type { HttpMethod, RouteAuth, Scope } from './route';
 import type { CompiledRoute } from './route-registry';
 
@@ -44,6 +45,8 @@ interface Operation {
   query?: TSchema;
   body?: TSchema;
   bodyRequired: boolean;
+  /** A multipart/form-data operation: `body` describes its text fields. */
+  upload?: UploadSpec;
   status: number;
   response?: TSchema;
   /** Media type of the success body. */
@@ -64,8 +67,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; schem
   403: { name: 'Forbidden', description: 'The token lacks the scope this operation needs.', schema: 'ErrorEnvelope' },
   404: { name: 'NotFound', description: 'The tenant of the Host header, or the addressed resource, does not exist.', schema: 'ErrorEnvelope' },
   409: { name: 'Conflict', description: 'The request conflicts with the current state (a duplicate, or a limit reached).', schema: 'ErrorEnvelope' },
-  413: { name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (HTTP_BODY_LIMIT, 1 MiB by default).', schema: 'ErrorEnvelope' },
-  415: { name: 'UnsupportedMediaType', description: 'The request has a body that is not `application/json`, or an unsupported encoding or charset.', schema: 'ErrorEnvelope' },
+  413: { name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (HTTP_BODY_LIMIT, 1 MiB by default), or an uploaded file exceeds HTTP_UPLOAD_LIMIT (50 MiB by default).', schema: 'ErrorEnvelope' },
+  415: { name: 'UnsupportedMediaType', description: 'The request has a body that is not `application/json` (`multipart/form-data` for upload operations), or an unsupported encoding or charset.', schema: 'ErrorEnvelope' },
   422: { name: 'ValidationFailed', description: 'A path parameter, query parameter or body member is invalid; `errors` names each by its dotted path.', schema: 'ValidationErrorEnvelope' },
   500: { name: 'InternalError', description: 'An unexpected error; quote `request_id` when reporting it.', schema: 'InternalErrorEnvelope' },
   503: { name: 'ServiceUnavailable', description: 'The database (or another dependency) cannot be reached; retry later.', schema: 'ErrorEnvelope' },
@@ -236,6 +239,7 @@ function fromRoute(route: CompiledRoute): Operation {
     params: route.params,
     query: route.query,
     body: route.body,
+    upload: route.upload,
     // The express app validates `undefined` when no body is sent, so the body is
     // optional exactly when the route's own validator accepts that.
     bodyRequired: route.validate.body ? route.validate.body(undefined) !== null : false,
@@ -273,11 +277,22 @@ function describeOperation(op: Operation, operationId: string, components: Compo
     tags: op.tags,
     security: security(op),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body
-      ? { requestBody: { required: op.bodyRequired, content: { 'application/json': { schema: requestSchema(plainJson(op.body)) } } } }
-      : {}),
+    ...(op.upload
+      ? { requestBody: { required: true, content: { 'multipart/form-data': { schema: uploadSchema(op) } } } }
+      : op.body
+        ? { requestBody: { required: op.bodyRequired, content: { 'application/json': { schema: requestSchema(plainJson(op.body)) } } } }
+        : {}),
     responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };
+}
+
+/** The form of a multipart operation: its text fields plus the file part. */
+function uploadSchema(op: Operation): Json {
+  const upload = op.upload!;
+  const fields = op.body ? (requestSchema(plainJson(op.body)) as Record<string, any>) : { type: 'object', properties: {} };
+  const file = { type: 'string', format: 'binary', ...(upload.description ? { description: upload.description } : {}) };
+  const required = [...(fields.required ?? []), ...(upload.required === false ? [] : [upload.field])];
+  return { ...fields, properties: { ...fields.properties, [upload.field]: file }, ...(required.length > 0 ? { required } : {}) };
 }
 
 /** The statuses an operation can answer with beyond its success, from how express-app.ts handles it. */
@@ -286,8 +301,8 @@ function errorStatuses(op: Operation): number[] {
   if (op.auth === 'tenant') [401, 403, 404].forEach((code) => codes.add(code));
   if (op.auth === 'admin') codes.add(401);
   if (op.auth === 'tenant-host') codes.add(404);
-  if (op.body) codes.add(415);
-  if (op.params || op.query || op.body) codes.add(422);
+  if (op.body || op.upload) codes.add(415);
+  if (op.params || op.query || op.body || op.upload) codes.add(422);
   for (const code of op.errors) codes.add(code);
   return [...codes];
 }

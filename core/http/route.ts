@@ -2,6 +2,7 @@ import type { TSchema, Static } from '@sinclair/typebox';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
 import type { TenantRef } from '../context/request-context';
+import type { UploadSpec, UploadedFile } from './multipart-upload';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -28,6 +29,8 @@ export interface HandlerContext<P, Q, B> {
   em: EntityManager;
   requestId: string;
   req: Request;
+  /** The uploaded file of an `upload` route (deleted by the kernel after the response). */
+  file?: UploadedFile;
 }
 
 /** Return this from a handler to choose the status or add headers. */
@@ -56,7 +59,13 @@ export interface RouteDefinition<
   scope?: Scope;
   params?: PS;
   query?: QS;
+  /** JSON body schema; for an `upload` route, the schema of the form's text fields. */
   body?: BS;
+  /**
+   * Takes a multipart/form-data body with one file part (up to HTTP_UPLOAD_LIMIT)
+   * instead of JSON: the file reaches the handler as `file`, spooled to disk.
+   */
+  upload?: UploadSpec;
   /** Success status (default 200) and its body schema. */
   status?: number;
   response?: TSchema;

@@ -214,6 +214,7 @@ export class Kernel {
           readiness: this.readiness,
           logger: this.logger,
           bodyLimit: this.config.core.bodyLimit,
+          uploadLimit: this.config.core.uploadLimit,
           trustProxy: this.config.core.trustProxy,
           openApi: { baseDomain: this.config.core.baseDomain, port: this.config.core.port },
           isDraining: () => server.isDraining(),
