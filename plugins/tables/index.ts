@@ -1,0 +1,75 @@
+import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { AGENT_TOPICS, agentDirectoryRef, agentSettingsSlots, type AgentDeletedEvent } from '../agents';
+import * as entities from './entities';
+import { TableAssignment } from './entities';
+import { registerImports } from './imports';
+import { knowledgeSearchRef } from './knowledge-search';
+import { Migration0001Tables } from './migrations/0001-tables';
+import { createTableRecords } from './records/create-table-records';
+import { RecordStore } from './records/record-store';
+import { registerRecordRoutes } from './records/record-routes';
+import { createKnowledgeSearch, createRecordIndexer, knowledgeSlot, registerSearch } from './search';
+import { tableRecordsRef } from './table-records';
+import { registerTableRoutes } from './tables/table-routes';
+import { tablesConfig, type TablesSettings } from './tables-config';
+
+// The public API of the tables plugin: what other plugins may import.
+export { knowledgeSearchRef, type KnowledgeSearch, type KnowledgeHit, type AssignedTable } from './knowledge-search';
+export { tableRecordsRef, type TableRecords, type TableOutline, type FindRecordsOptions, type AggregateOptions, type AggregateResult } from './table-records';
+export { TABLE_TOPICS, type RecordEvent, type RecordUpdatedEvent, type RecordDeletedEvent } from './topics';
+export { TableNotFoundError } from './model/table-errors';
+export { COLUMN_TYPES, type ColumnType } from './model/column-types';
+export { FILTER_OPERATORS, AGGREGATES, ORDER_DIRECTIONS, operatorsFor, type FilterOperator, type RecordFilter, type RecordSort } from './model/operators';
+export type { ColumnJson, RecordJson } from './model/views';
+export type { AssignmentMode } from './entities';
+
+const settingsOf = (config: { get<T>(key: string): T }): TablesSettings =>
+  Object.fromEntries(Object.keys(tablesConfig).map((key) => [key, config.get(key)])) as TablesSettings;
+
+/**
+ * Tables: the agents' knowledge. Typed datasets with records, filled by hand or by
+ * imports, assigned to agents, searched by full text and trigrams (and vectors where
+ * configured). Other plugins use `tableRecordsRef` and `knowledgeSearchRef`.
+ */
+export default definePlugin({
+  id: 'tables',
+  dependsOn: ['agents'],
+  entities: Object.values(entities),
+  migrations: [{ name: '0001-tables', class: Migration0001Tables }],
+  config: tablesConfig,
+  contributes: [agentSettingsSlots.add(knowledgeSlot)],
+  services: [
+    createServiceFactory({
+      service: tableRecordsRef,
+      deps: { orm: coreServices.orm, bus: coreServices.bus },
+      factory: ({ orm, bus }) => createTableRecords(orm, new RecordStore(bus, createRecordIndexer())),
+    }),
+    createServiceFactory({
+      service: knowledgeSearchRef,
+      deps: { orm: coreServices.orm, egress: coreServices.egress, config: coreServices.config },
+      factory: ({ orm, egress, config }) => createKnowledgeSearch({ orm, egress, settings: settingsOf(config) }),
+    }),
+  ],
+  deps: {
+    http: coreServices.http,
+    bus: coreServices.bus,
+    orm: coreServices.orm,
+    egress: coreServices.egress,
+    config: coreServices.config,
+    logger: coreServices.logger,
+    agents: agentDirectoryRef,
+  },
+  init({ http, bus, orm, egress, config, logger, agents }) {
+    const settings = settingsOf(config);
+    const store = new RecordStore(bus, createRecordIndexer());
+    registerTableRoutes(http, { bus });
+    registerRecordRoutes(http, store);
+    registerImports({ http, bus, orm, egress, logger, settings });
+    registerSearch({ http, bus, orm, egress, logger, agents, settings });
+    // No foreign key to `agents` (see the migration): an agent's assignments go when the agent does.
+    bus.consume<AgentDeletedEvent>({ name: 'unassign-deleted-agent', topics: [AGENT_TOPICS.deleted] }, async (message, { em }) => {
+      if (!message.tenant) return;
+      await em.nativeDelete(TableAssignment, { tenantUuid: message.tenant.uuid, agentUuid: message.payload.agent_uuid });
+    });
+  },
+});
