@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { coreConfigSchema } from '../../../core/config/config-schema';
 import flows from '../../../plugins/flows';
+import tables from '../../../plugins/tables';
 
 /**
  * README.md's configuration tables are written by hand; this keeps them true to the
@@ -40,7 +41,7 @@ const rows = new Map(
     }),
 );
 // The core settings, and those of the built-in plugins the README lists (under their plugin id).
-const settings = [...settingsOf(coreConfigSchema), ...settingsOf(flows.config ?? {}, flows.id)];
+const settings = [...settingsOf(coreConfigSchema), ...[flows, tables].flatMap((plugin) => settingsOf(plugin.config ?? {}, plugin.id))];
 
 describe('README.md configuration table', () => {
   it('is there', () => {
