@@ -43,13 +43,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
+import { CLI, cli, freePort, waitReady } from './lib/switchboard-process';
 
-const ROOT = path.resolve(__dirname, '..');
-const CLI = path.join(ROOT, 'bin', 'switchboard.js');
 const RESULTS_FILE = path.join(__dirname, 'results', 'flows.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const AMQP_URL = process.env.AMQP_URL === 'none' ? '' : (process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672');
@@ -76,27 +74,7 @@ interface Setup {
   children: ChildProcess[];
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
-function cli(args: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`switchboard ${args.join(' ')} exited ${code}: ${err}`))));
-  });
-}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -135,17 +113,6 @@ async function expectStatus(promise: Promise<{ status: number; body: any }>, sta
   return res.body;
 }
 
-async function waitReady(port: number): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const ok = await request(port, null, 'GET', '/readyz').then(
-      (res) => res.status === 200,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the serve process did not become ready');
-}
 
 async function setUp(): Promise<Setup> {
   const name = `sb_bench_flows_${crypto.randomBytes(4).toString('hex')}`;

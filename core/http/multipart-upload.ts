@@ -87,7 +87,12 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
       file = uploaded;
       const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
       stream.on('data', (chunk: Buffer) => (uploaded.size += chunk.length));
-      stream.on('limit', () => fail(new PayloadTooLargeError(`The uploaded file exceeds the upload limit of ${maxBytes} bytes`)));
+      stream.on('limit', () => {
+        // End the temporary file here: the rest of the part is never read, so it would never end by itself.
+        stream.unpipe(out);
+        out.end();
+        fail(new PayloadTooLargeError(`The uploaded file exceeds the upload limit of ${maxBytes} bytes`));
+      });
       writing = new Promise((done, broken) => {
         out.on('finish', done);
         out.on('error', broken);

@@ -84,7 +84,7 @@ const ENVELOPES: Record<EnvelopeName, Json> = {
     properties: {
       success: { type: 'boolean', const: false },
       message: { type: 'string' },
-      data: { type: 'array', maxItems: 0, description: 'Always empty.' },
+      data: { type: 'array', items: { type: 'string' }, description: 'Empty, except where a route says otherwise (a table lookup names what was not found).' },
     },
     examples: [{ success: false, message: 'Not found', data: [] }],
   },

@@ -47,10 +47,12 @@ export async function sweepCrossTenant(kit: TestKernel, fixtures: ResourceFixtur
     }
     const owner = await kit.createTenant();
     const ids: Record<string, string> = {};
+    // Body members that name resources (a bulk update's record ids) get ids the owner has too.
+    const bodyKinds = route.body ? resourceKindsIn(route.body).filter((kind) => fixtures[kind]) : [];
     // Deepest kind first: its fixture also makes the parents, so the ids belong together.
-    for (const kind of Object.values(kinds).reverse()) if (!ids[kind!]) Object.assign(ids, await fixtures[kind!](owner));
+    for (const kind of [...bodyKinds, ...Object.values(kinds).reverse()]) if (!ids[kind!]) Object.assign(ids, await fixtures[kind!](owner));
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_, param: string) => ids[kinds[param]!]);
-    const body = route.body ? sampleBody(route.body) : undefined;
+    const body = route.body ? withResourceIds(route.body, sampleBody(route.body), ids) : undefined;
     const call = (api: TestTenant['api']) => {
       const test = api[route.method.toLowerCase() as 'get'](path);
       return body === undefined ? test : test.send(body as object);
@@ -75,6 +77,40 @@ function paramKinds(route: CompiledRoute): Record<string, string | undefined> {
   const properties = (route.params as { properties?: Record<string, { 'x-resource'?: string }> } | undefined)?.properties ?? {};
   const names = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
   return Object.fromEntries(names.map((name) => [name, properties[name]?.['x-resource']]));
+}
+
+type SchemaNode = TSchema & { 'x-resource'?: string; properties?: Record<string, SchemaNode>; items?: SchemaNode; anyOf?: SchemaNode[] };
+
+/** Resource kinds named by `ResourceId(kind)` members anywhere in a body schema. */
+function resourceKindsIn(schema: SchemaNode): string[] {
+  const kinds = new Set<string>();
+  const walk = (node: SchemaNode | undefined) => {
+    if (!node) return;
+    if (node['x-resource'] && node['x-resource'] !== SHARED_RESOURCE) kinds.add(node['x-resource']);
+    Object.values(node.properties ?? {}).forEach(walk);
+    walk(node.items);
+    node.anyOf?.forEach(walk);
+  };
+  walk(schema);
+  return [...kinds];
+}
+
+/** The sample body with every resource-naming string (and array of them) set to the owner's id of that kind. */
+function withResourceIds(schema: SchemaNode, value: unknown, ids: Record<string, string>): unknown {
+  const kind = schema['x-resource'];
+  if (kind && ids[kind] && (value === undefined || typeof value === 'string')) return ids[kind];
+  if (schema.items && Array.isArray(value)) {
+    const items = value.length > 0 ? value : schema.items['x-resource'] || schema.items.properties ? [undefined] : [];
+    return items.map((item) => withResourceIds(schema.items!, item ?? (schema.items!.properties ? {} : undefined), ids));
+  }
+  if (schema.properties && value && typeof value === 'object' && !Array.isArray(value)) {
+    const filled: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+    for (const [name, member] of Object.entries(schema.properties)) {
+      if (name in filled || resourceKindsIn(member).length > 0) filled[name] = withResourceIds(member, filled[name], ids);
+    }
+    return filled;
+  }
+  return value;
 }
 
 /**

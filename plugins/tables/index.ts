@@ -5,6 +5,7 @@ import { TableAssignment } from './entities';
 import { registerImports } from './imports';
 import { knowledgeSearchRef } from './knowledge-search';
 import { Migration0001Tables } from './migrations/0001-tables';
+import { Migration0002SearchVectors } from './migrations/0002-search-vectors';
 import { createTableRecords } from './records/create-table-records';
 import { RecordStore } from './records/record-store';
 import { registerRecordRoutes } from './records/record-routes';
@@ -15,7 +16,7 @@ import { tablesConfig, type TablesSettings } from './tables-config';
 
 // The public API of the tables plugin: what other plugins may import.
 export { knowledgeSearchRef, type KnowledgeSearch, type KnowledgeHit, type AssignedTable } from './knowledge-search';
-export { tableRecordsRef, type TableRecords, type TableOutline, type FindRecordsOptions, type AggregateOptions, type AggregateResult } from './table-records';
+export { tableRecordsRef, type TableRecords, type TableOutline, type FindRecordsOptions, type AggregateOptions, type AggregateResult, type RecordWriteOptions } from './table-records';
 export { TABLE_TOPICS, type RecordEvent, type RecordUpdatedEvent, type RecordDeletedEvent } from './topics';
 export { TableNotFoundError } from './model/table-errors';
 export { COLUMN_TYPES, type ColumnType } from './model/column-types';
@@ -35,7 +36,10 @@ export default definePlugin({
   id: 'tables',
   dependsOn: ['agents'],
   entities: Object.values(entities),
-  migrations: [{ name: '0001-tables', class: Migration0001Tables }],
+  migrations: [
+    { name: '0001-tables', class: Migration0001Tables },
+    { name: '0002-search-vectors', class: Migration0002SearchVectors },
+  ],
   config: tablesConfig,
   contributes: [agentSettingsSlots.add(knowledgeSlot)],
   services: [
@@ -46,8 +50,8 @@ export default definePlugin({
     }),
     createServiceFactory({
       service: knowledgeSearchRef,
-      deps: { orm: coreServices.orm, egress: coreServices.egress, config: coreServices.config },
-      factory: ({ orm, egress, config }) => createKnowledgeSearch({ orm, egress, settings: settingsOf(config) }),
+      deps: { orm: coreServices.orm, egress: coreServices.egress, config: coreServices.config, logger: coreServices.logger },
+      factory: ({ orm, egress, config, logger }) => createKnowledgeSearch({ orm, egress, settings: settingsOf(config), logger }),
     }),
   ],
   deps: {
@@ -62,9 +66,10 @@ export default definePlugin({
   init({ http, bus, orm, egress, config, logger, agents }) {
     const settings = settingsOf(config);
     const store = new RecordStore(bus, createRecordIndexer());
-    registerTableRoutes(http, { bus });
-    registerRecordRoutes(http, store);
+    // Static paths under /data/ (`/data/imports`) before `/data/:uuid`, which would take them for a table id.
     registerImports({ http, bus, orm, egress, logger, settings });
+    registerTableRoutes(http, { bus, searchLanguage: settings.searchLanguage });
+    registerRecordRoutes(http, store);
     registerSearch({ http, bus, orm, egress, logger, agents, settings });
     // No foreign key to `agents` (see the migration): an agent's assignments go when the agent does.
     bus.consume<AgentDeletedEvent>({ name: 'unassign-deleted-agent', topics: [AGENT_TOPICS.deleted] }, async (message, { em }) => {

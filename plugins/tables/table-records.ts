@@ -24,6 +24,14 @@ export interface AggregateOptions {
   filters?: RecordFilter[];
 }
 
+export interface RecordWriteOptions {
+  /**
+   * Who writes, e.g. `flow:<uuid>`: sent as the `caused-by` header of the record event
+   * the write publishes, so a consumer can recognise the writes it caused itself.
+   */
+  cause?: string;
+}
+
 export type AggregateResult = { value: unknown } | { groups: Array<{ key: unknown; value: unknown }> };
 
 /**
@@ -37,9 +45,9 @@ export interface TableRecords {
   listTables(options?: { search?: string; limit?: number; offset?: number }): Promise<{ items: Array<{ uuid: string; name: string }>; total: number }>;
   /** The table and its columns; null when it does not exist. */
   outline(tableUuid: string): Promise<TableOutline | null>;
-  insert(tableUuid: string, values: Record<string, unknown>): Promise<RecordJson>;
+  insert(tableUuid: string, values: Record<string, unknown>, options?: RecordWriteOptions): Promise<RecordJson>;
   /** Changes the values given, keeps the others; null when the record does not exist. */
-  update(tableUuid: string, recordUuid: string, values: Record<string, unknown>): Promise<RecordJson | null>;
+  update(tableUuid: string, recordUuid: string, values: Record<string, unknown>, options?: RecordWriteOptions): Promise<RecordJson | null>;
   delete(tableUuid: string, recordUuid: string): Promise<boolean>;
   find(tableUuid: string, options?: FindRecordsOptions): Promise<{ items: RecordJson[]; total: number }>;
   aggregate(tableUuid: string, options: AggregateOptions): Promise<AggregateResult>;

@@ -1,8 +1,18 @@
-import { Type, type BusService, type Egress, type HttpService, type Logger, type OrmService } from '../../../core';
-import type { AgentDirectory, AgentSettingsSlot } from '../../agents';
-import type { KnowledgeSearch } from '../knowledge-search';
-import type { RecordIndexer } from '../model/record-indexer';
+import type { BusService, Egress, HttpService, Logger, OrmService } from '../../../core';
+import type { AgentDirectory } from '../../agents';
+import { TABLE_TOPICS, type RecordEvent, type SyncJob } from '../topics';
 import type { TablesSettings } from '../tables-config';
+import { registerAssignmentRoutes } from './assignment-routes';
+import { EMBED_TOPIC, embedNextBatch, queueEmbedding, type EmbedJob } from './embeddings/embed-job';
+import { VectorStore } from './embeddings/vector-store';
+import { syncTableIndex } from './index-sync';
+import { hybridSearch } from './knowledge-service';
+import { registerSearchRoutes } from './search-routes';
+import { TableSearch } from './table-search';
+
+export { createRecordIndexer } from './record-indexer';
+export { createKnowledgeSearch } from './knowledge-service';
+export { knowledgeSlot } from './knowledge-slot';
 
 export interface SearchDeps {
   http: HttpService;
@@ -14,20 +24,34 @@ export interface SearchDeps {
   settings: TablesSettings;
 }
 
-// STUBS: replaced by the search helper.
-export function createRecordIndexer(): RecordIndexer {
-  return { refresh: async () => {}, remove: async () => {} };
+/**
+ * Search, sync and assignment: the routes, the sync job that rebuilds a table's index
+ * after bulk changes, and (with embeddings configured and pgvector present) the jobs
+ * that embed new and changed entries.
+ */
+export function registerSearch({ http, bus, egress, logger, agents, settings }: SearchDeps): void {
+  const store = new VectorStore();
+  const hybrid = hybridSearch(egress, settings, store);
+  const search = new TableSearch(hybrid, logger);
+  registerSearchRoutes(http, { bus, agents, search });
+  registerAssignmentRoutes(http, agents);
+
+  bus.consume<SyncJob>({ name: 'sync-index', topics: [TABLE_TOPICS.indexSync] }, async (message, { em }) => {
+    if (!message.tenant) return;
+    const started = performance.now();
+    await syncTableIndex(em, message.tenant.uuid, message.payload.table_uuid);
+    logger.info('table search index synced', { table_uuid: message.payload.table_uuid, duration_ms: Math.round(performance.now() - started) });
+    if (hybrid && (await store.available(em))) await queueEmbedding(bus, message.payload.table_uuid);
+  });
+
+  if (hybrid) {
+    bus.consume<EmbedJob>({ name: 'embed-index', topics: [EMBED_TOPIC] }, async (message, { em }) => {
+      if (!message.tenant) return;
+      await embedNextBatch(em, bus, hybrid.client, store, message.tenant.uuid, message.payload.table_uuid);
+    });
+    // Records written one at a time are in the full-text index at once; their embeddings follow (one keyed job per table absorbs a burst).
+    bus.consume<RecordEvent>({ name: 'embed-written-records', topics: [TABLE_TOPICS.recordCreated, TABLE_TOPICS.recordUpdated] }, async (message, { em }) => {
+      if (message.tenant && (await store.available(em))) await queueEmbedding(bus, message.payload.table_uuid);
+    });
+  }
 }
-
-export function createKnowledgeSearch(_deps: { orm: OrmService; egress: Egress; settings: TablesSettings }): KnowledgeSearch {
-  const missing = () => Promise.reject(new Error('KnowledgeSearch is not built yet'));
-  return { searchTable: missing, searchAgent: missing, tablesOf: missing };
-}
-
-export const knowledgeSlot: AgentSettingsSlot = {
-  key: 'knowledge',
-  schema: Type.Object({}),
-  load: async () => new Map(),
-};
-
-export function registerSearch(_deps: SearchDeps): void {}

@@ -1,4 +1,8 @@
 import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
 
-// STUB: the helper that owns this folder adds a fixture for every resource kind its routes name.
+/**
+ * The search, sync and assignment routes name only tables (`tables.table`, made by the
+ * tables fixtures) and agents (`agents.agent`, made by the agents plugin's): no kind of
+ * their own to make.
+ */
 export const fixtures: ResourceFixtures = {};

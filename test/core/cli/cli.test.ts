@@ -73,7 +73,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'agents/0001-agents', 'flows/0001-flows', 'memorize/0001-memorize', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'agents/0001-agents', 'flows/0001-flows', 'tables/0001-tables', 'tables/0002-search-vectors', 'memorize/0001-memorize', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -126,6 +126,8 @@ describe('switchboard CLI', () => {
         { id: 'app-http', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-http') },
         { id: 'app-logic', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-logic') },
         { id: 'app-schedule', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-schedule') },
+        { id: 'tables', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/tables') },
+        { id: 'app-tables', dependsOn: ['flows', 'tables'], origin: path.join(ROOT, 'plugins/app-tables') },
         { id: 'app-webhook', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-webhook') },
         { id: 'memorize', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/memorize') },
         { id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') },

@@ -18,12 +18,12 @@ describe('tables database schema', () => {
 
   it('records the migration after the agents plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-2)).toEqual(['agents/0001-agents', 'tables/0001-tables']);
+    expect(executed.slice(-3)).toEqual(['agents/0001-agents', 'tables/0001-tables', 'tables/0002-search-vectors']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 
-  it('has pg_trgm for the typo-forgiving index', async () => {
-    const rows = await kit.kernel.orm.em.fork().getConnection().execute(`select extname from pg_extension where extname = 'pg_trgm'`);
-    expect(rows).toHaveLength(1);
+  it('has pg_trgm (the word list forgiving typos) and btree_gin (indexes led by the table)', async () => {
+    const rows = await kit.kernel.orm.em.fork().getConnection().execute(`select extname from pg_extension where extname in ('pg_trgm', 'btree_gin') order by extname`);
+    expect(rows.map((row) => row.extname)).toEqual(['btree_gin', 'pg_trgm']);
   });
 });

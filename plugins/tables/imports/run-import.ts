@@ -1,0 +1,148 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { BusMessage, BusService, Egress, Logger, OrmService } from '../../../core';
+import { TableImport } from '../entities';
+import type { ColumnType } from '../model/column-types';
+import { findTable } from '../tables/find-table';
+import { markIndexStale } from '../tables/index-staleness';
+import type { TablesSettings } from '../tables-config';
+import type { ImportJob } from '../topics';
+import { TYPE_SAMPLE_ROWS, inferCellType } from './cell-values';
+import { cleanColumnNames, planColumns, recordValues } from './column-plan';
+import { deleteContent, readContent } from './import-content';
+import { ImportSourceError, type ImportItem, type ImportReader, type ImportReaderContext } from './import-reader';
+import { ProgressReporter } from './progress-reporter';
+import { READERS } from './readers';
+import { RecordWriter } from './record-writer';
+import { RowErrors } from './row-errors';
+
+export interface ImportRunnerDeps {
+  bus: BusService;
+  orm: OrmService;
+  egress: Egress;
+  logger: Logger;
+  settings: TablesSettings;
+}
+
+/** Deliveries of an import job; after the last one an unexpected failure fails the import instead of retrying it. */
+export const IMPORT_ATTEMPTS = 3;
+
+interface Outcome {
+  rows: number;
+  errors: RowErrors;
+}
+
+/**
+ * The import job. Every row goes in within the handler's transaction (under a
+ * savepoint), so a crashed worker leaves nothing half-imported and the redelivered job
+ * starts over; status and progress are written beside it, through the pool, to be
+ * watched. At the end, in the same transaction: the import completed with its counts
+ * and errors, the uploaded content deleted, the table's index marked stale and a sync
+ * queued. A source that cannot be read (ImportSourceError) rolls the rows back and
+ * fails the import with its message; the message is handled (no retries of a bad file).
+ */
+export async function runImport(deps: ImportRunnerDeps, message: BusMessage<ImportJob>, em: EntityManager): Promise<void> {
+  const tenantUuid = message.tenant!.uuid;
+  const job = await em.findOne(TableImport, { uuid: message.payload.import_uuid });
+  if (!job || job.status === 'completed' || job.status === 'failed') return;
+  const progress = new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
+  if (!(await progress.start())) return;
+
+  let outcome: Outcome | undefined;
+  let failure: unknown;
+  try {
+    outcome = await em.transactional((tx) => importRows(deps, tx, job, tenantUuid, progress));
+  } catch (error) {
+    failure = error;
+  }
+  const last = await progress.stop();
+  if (outcome) {
+    const bytes = job.progressUnit === 'bytes';
+    await finish(em, job, tenantUuid, {
+      status: 'completed',
+      rowsImported: outcome.rows,
+      errorCount: outcome.errors.count,
+      errors: outcome.errors.kept,
+      // A completed import read all of its upload (a reader may stop before the end); a crawl, the pages it reported.
+      progressDone: bytes ? Number(job.progressTotal) : (last?.done ?? 0),
+      progressTotal: bytes ? job.progressTotal : (last?.total ?? last?.done ?? 0),
+    });
+    await markIndexStale(em, deps.bus, await findTable(em, job.tableUuid));
+    return;
+  }
+  const unreadable = failure instanceof ImportSourceError;
+  if (!unreadable && message.attempt < IMPORT_ATTEMPTS) throw failure;
+  if (!unreadable) deps.logger.error('import failed on its last attempt', { import_uuid: job.uuid, error: (failure as Error).stack ?? String(failure) });
+  await finish(em, job, tenantUuid, {
+    status: 'failed',
+    message: unreadable ? (failure as Error).message : `The import failed: ${(failure as Error).message}`,
+    progressDone: last?.done ?? 0,
+  });
+}
+
+type Result = Partial<Pick<TableImport, 'status' | 'message' | 'rowsImported' | 'errorCount' | 'errors' | 'progressDone' | 'progressTotal'>>;
+
+/** The outcome, in the handler's transaction: nothing else writes the import row any more (the reporter has stopped). */
+async function finish(em: EntityManager, job: TableImport, tenantUuid: string, result: Result): Promise<void> {
+  Object.assign(job, result, { finishedAt: new Date() });
+  await em.flush();
+  await deleteContent(em, tenantUuid, job.uuid);
+}
+
+/** Reads the source and writes its rows, in `tx` (the savepoint). */
+async function importRows(deps: ImportRunnerDeps, tx: EntityManager, job: TableImport, tenantUuid: string, progress: ProgressReporter): Promise<Outcome> {
+  const reader: ImportReader = READERS[job.format];
+  const size = Number(job.progressTotal ?? 0);
+  const options = job.options as { max_pages?: number; max_depth?: number };
+  const context: ImportReaderContext = {
+    import: job,
+    content: () => readContent(tx, tenantUuid, job.uuid, (bytes) => progress.report(bytes, size)),
+    contentSize: size,
+    egress: deps.egress,
+    crawl: {
+      maxPages: Math.min(options.max_pages ?? Infinity, deps.settings.crawlMaxPages),
+      maxDepth: Math.min(options.max_depth ?? Infinity, deps.settings.crawlMaxDepth),
+      pageTimeoutMs: deps.settings.crawlPageTimeoutMs,
+    },
+    progress: (done, total) => progress.report(done, total),
+  };
+  const items = reader(context)[Symbol.asyncIterator]();
+
+  const first = await items.next();
+  if (first.done || first.value.kind !== 'columns' || first.value.names.length === 0) throw new ImportSourceError('The source names no columns');
+  const names = cleanColumnNames(first.value.names);
+  const given = first.value.types ?? [];
+  // The first rows are held to infer the types the source does not give.
+  const sample: ImportItem[] = [];
+  for (let rows = 0; rows < TYPE_SAMPLE_ROWS; ) {
+    const next = await items.next();
+    if (next.done) break;
+    sample.push(next.value);
+    if (next.value.kind === 'row') rows++;
+  }
+  const sampleRows = sample.flatMap((item) => (item.kind === 'row' ? [item.cells] : []));
+  const types: ColumnType[] = names.map((_, index) => given[index] ?? inferCellType(sampleRows.map((cells) => cells[index])));
+
+  // The row lock that column changes take (see addColumns), held to the end: two imports into one table add
+  // columns one after the other. `for no key update` rather than findTable's `for update`, so records written to
+  // the table meanwhile (their foreign key takes a key-share lock) are not held up by a long import.
+  await tx.getConnection().execute('select 1 from data_tables where tenant_uuid = ? and uuid = ? for no key update', [tenantUuid, job.tableUuid], 'all', tx.getTransactionContext());
+  const table = await findTable(tx, job.tableUuid);
+  const columns = await planColumns(tx, table, names, types);
+  const writer = new RecordWriter(tx, tenantUuid, table.uuid);
+  const errors = new RowErrors();
+  const take = async (item: ImportItem) => {
+    if (item.kind === 'bad-row') return errors.add(item.row, item.message);
+    if (item.kind !== 'row') throw new ImportSourceError('The source named its columns twice');
+    const checked = recordValues(columns, item.cells);
+    if ('problem' in checked) errors.add(item.row, checked.problem);
+    else await writer.add(checked.values);
+  };
+  try {
+    for (const item of sample) await take(item);
+    for (let next = await items.next(); !next.done; next = await items.next()) await take(next.value);
+    return { rows: await writer.finish(), errors };
+  } finally {
+    // Nothing may run on the connection while the savepoint is rolled back.
+    await writer.settle();
+  }
+}

@@ -1,0 +1,72 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { uuidArray } from '../sql-values';
+
+/** Longest document sent to the embeddings API: past a model's context it would be refused, and the start says what a record is about. */
+const DOCUMENT_MAX = 8000;
+
+export interface PendingDocument {
+  uuid: string;
+  document: string;
+  md5: string;
+}
+
+/**
+ * Record embeddings in `data_table_search_vectors`, a table that exists only where the
+ * database has pgvector (migration 0002). Raw SQL, each statement naming the tenant.
+ */
+export class VectorStore {
+  private present: Promise<boolean> | undefined;
+
+  /** Whether this database has the vectors table; asked once per process. */
+  available(em: EntityManager): Promise<boolean> {
+    this.present ??= em
+      .getConnection()
+      .execute(`select to_regclass('data_table_search_vectors') is not null as present`, [], 'all', em.getTransactionContext())
+      .then((rows) => rows[0]?.present === true)
+      .catch((error: unknown) => {
+        this.present = undefined;
+        throw error;
+      });
+    return this.present;
+  }
+
+  /** Entries of the tables nearest to the embedding (cosine distance), best first. */
+  async nearest(em: EntityManager, tenantUuid: string, tableUuids: readonly string[], model: string, embedding: readonly number[], limit: number): Promise<string[]> {
+    const rows: Array<{ key: string }> = await em.getConnection().execute(
+      'select v.uuid::text as key from data_table_search_vectors v ' +
+        'where v.tenant_uuid = ? and v.table_uuid = any(?::uuid[]) and v.model = ? ' +
+        'order by v.embedding <=> ?::vector limit ?',
+      [tenantUuid, uuidArray(tableUuids), model, JSON.stringify(embedding), limit],
+      'all',
+      em.getTransactionContext(),
+    );
+    return rows.map((row) => row.key);
+  }
+
+  /** Entries of the table without an embedding of this model for their current document. */
+  async pending(em: EntityManager, tenantUuid: string, tableUuid: string, model: string, limit: number): Promise<PendingDocument[]> {
+    return em.getConnection().execute(
+      'select e.uuid::text as uuid, left(e.document, ?) as document, md5(e.document) as md5 from data_table_search_entries e ' +
+        'left join data_table_search_vectors v on v.uuid = e.uuid and v.model = ? and v.document_md5 = md5(e.document) ' +
+        'where e.tenant_uuid = ? and e.table_uuid = ? and v.uuid is null order by e.uuid limit ?',
+      [DOCUMENT_MAX, model, tenantUuid, tableUuid, limit],
+      'all',
+      em.getTransactionContext(),
+    );
+  }
+
+  /** Stores embeddings of documents; one whose entry changed or went meanwhile is skipped (a later run embeds the new text). */
+  async store(em: EntityManager, tenantUuid: string, tableUuid: string, model: string, items: ReadonlyArray<{ uuid: string; md5: string; embedding: readonly number[] }>): Promise<void> {
+    if (items.length === 0) return;
+    await em.getConnection().execute(
+      'insert into data_table_search_vectors as v (uuid, tenant_uuid, table_uuid, created_at, updated_at, model, document_md5, embedding) ' +
+        'select x.uuid, e.tenant_uuid, e.table_uuid, now(), now(), ?, x.md5, x.embedding::vector ' +
+        'from jsonb_to_recordset(?::jsonb) as x(uuid uuid, md5 text, embedding text) ' +
+        'join data_table_search_entries e on e.uuid = x.uuid and e.tenant_uuid = ? and e.table_uuid = ? and md5(e.document) = x.md5 ' +
+        'on conflict (uuid) do update set model = excluded.model, document_md5 = excluded.document_md5, embedding = excluded.embedding, updated_at = excluded.updated_at',
+      [model, JSON.stringify(items.map((item) => ({ uuid: item.uuid, md5: item.md5, embedding: JSON.stringify(item.embedding) }))), tenantUuid, tableUuid],
+      'run',
+      em.getTransactionContext(),
+    );
+  }
+}
