@@ -1,4 +1,4 @@
-import { Type } from '../../core';
+import { Type, ValidationError } from '../../core';
 import { defineOptions } from '../flows';
 import { AGGREGATES, COLUMN_TYPES, FILTER_OPERATORS, ORDER_DIRECTIONS, operatorsFor, type TableRecords } from '../tables';
 import { OneOf, TableId } from './inputs';
@@ -25,8 +25,8 @@ function tables(records: () => TableRecords) {
     searchable: true,
     async load({ search, cursor }) {
       const offset = cursor === null ? 0 : decodeCursor(cursor);
-      // A searchable list's cursor reaches only its provider, and what a provider throws is answered as 502 with this message.
-      if (offset === null) throw new Error('the cursor is not one this list returned');
+      // A searchable list's cursor reaches only its provider: a ValidationError from here is the options route's 422.
+      if (offset === null) throw new ValidationError({ cursor: ['is not a cursor this list returned'] });
       const { items, total } = await records().listTables({ search: search?.trim() || undefined, limit: TABLES_PAGE_SIZE, offset });
       const end = offset + items.length;
       return { options: items.map((table) => ({ label: table.name, value: table.uuid })), nextCursor: end < total ? encodeCursor(end) : null };

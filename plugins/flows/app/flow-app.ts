@@ -141,6 +141,11 @@ export interface OptionsProviderDefinition<P extends TSchema = TSchema> {
    * `load` returns the whole list and the server filters it by `search` and pages it.
    */
   searchable?: boolean;
+  /**
+   * A page of options, or a state when the list cannot load yet. A ValidationError
+   * thrown here (a cursor it never returned: `{cursor: [...]}`) is the caller's 422;
+   * anything else thrown is a 502 naming the app.
+   */
   load(context: OptionsLoadContext<Static<P>>): OptionsResult | Promise<OptionsResult>;
 }
 

@@ -89,7 +89,7 @@ export function registerOptionsRoute({ http, catalog, secrets, egress, logger }:
       description:
         'Lists the choices for a step’s config member (`kind` is one of the app’s `options[].kind`). An unknown app answers 404. 422, naming the member, for: ' +
         'an unknown `kind`; `params` not matching the list’s `params_schema` (at `params.<name>`); for a `connect` app, a missing `connection_uuid` or one that is not ' +
-        'a connection of this tenant and this app; for a `builtin` app, any `connection_uuid`; an app with no option lists at all (a bot messaging app, say); a `cursor` this list did not return.\n\n' +
+        'a connection of this tenant and this app; for a `builtin` app, any `connection_uuid`; an app with no option lists at all (a bot messaging app, say); a `cursor` this list did not return; whatever else the list itself refuses (at the member it names).\n\n' +
         `A list that is not \`searchable\` is loaded whole, filtered by \`search\` (case-insensitive, on the label) and paged by ${OPTIONS_PAGE_SIZE}; a \`searchable\` ` +
         'one passes `search` and `cursor` to the app’s service. Page on with `next_cursor` (null on the last page), sending the same `search`.\n\n' +
         'When the list cannot be loaded yet (the connection cannot reach its service, say), the answer is still 200, with `data: []`, ' +
@@ -121,6 +121,8 @@ export function registerOptionsRoute({ http, catalog, secrets, egress, logger }:
             cursor: provider.searchable ? (body.cursor ?? null) : null,
           });
         } catch (error) {
+          // The provider's own check of what it was asked (a cursor it never returned, a param it cannot use): the caller's 422.
+          if (error instanceof ValidationError) throw error;
           appLogger.warn('option list failed', { error: (error as Error)?.stack ?? String(error) });
           throw new HttpError(502, `The service of the app "${app.name}" failed to list ${provider.kind}: ${(error as Error)?.message ?? String(error)}`);
         }

@@ -57,9 +57,9 @@ describe('tables option lists, through POST /api/v1/flow/apps/tables/options', (
     expect([...first.data, ...second.data].map((o: Json) => o.label)).toEqual(names);
   });
 
-  it('tables answers 502 naming the list for a cursor it did not return', async () => {
-    const res = await options({ kind: 'tables', cursor: 'not-a-cursor' }).expect(502);
-    expect(res.body.message).toContain('the cursor is not one this list returned');
+  it('tables answers 422 at `cursor` for a cursor it did not return', async () => {
+    const res = await options({ kind: 'tables', cursor: 'not-a-cursor' }).expect(422);
+    expect(res.body.errors).toEqual({ cursor: ['is not a cursor this list returned'] });
   });
 
   it('columns lists a table’s columns in order (label: name, value: uuid)', async () => {
