@@ -54,6 +54,12 @@ export interface BusService {
    * Returns the message id.
    */
   publish(topic: string, payload: unknown, options?: PublishOptions): Promise<string>;
+  /**
+   * One message per payload, all to `topic`, written in one statement (a bulk write's
+   * events); the same delivery as `publish`. `key` is refused: messages that replace
+   * one another cannot be published together. Returns the message ids, in order.
+   */
+  publishMany(topic: string, payloads: readonly unknown[], options?: Omit<PublishOptions, 'key'>): Promise<string[]>;
   /** Registers a consumer (at init). It runs in `worker` and `start` processes. */
   consume<T = unknown>(options: ConsumerOptions, handler: MessageHandler<T>): void;
 }

@@ -60,21 +60,13 @@ export class Bus {
   serviceFor(pluginId: string): BusService {
     return {
       publish: (topic, payload, options) => this.publish(topic, payload, options),
+      publishMany: (topic, payloads, options) => this.publishMany(topic, payloads, options),
       consume: (options, handler) => this.register(pluginId, options, handler),
     };
   }
 
   async publish(topic: string, payload: unknown, options: PublishOptions = {}): Promise<string> {
-    if (!isValidTopic(topic)) throw new Error(`invalid topic "${topic}": dot-separated words of letters, digits, "_" and "-"`);
-    let em;
-    try {
-      em = this.orm.em.getContext();
-    } catch {
-      em = undefined;
-    }
-    if (!em?.isInTransaction()) {
-      throw new Error('bus.publish() must run inside a transaction (a write request or a consumer handler), so the message commits with the data');
-    }
+    const em = this.publishingContext(topic, 'publish');
     return this.outbox.insert(em as never, {
       topic,
       payload,
@@ -84,6 +76,35 @@ export class Bus {
       delayMs: options.delay,
       at: options.at,
     });
+  }
+
+  async publishMany(topic: string, payloads: readonly unknown[], options: Omit<PublishOptions, 'key'> = {}): Promise<string[]> {
+    const em = this.publishingContext(topic, 'publishMany');
+    if ((options as PublishOptions).key !== undefined) throw new Error('bus.publishMany() takes no key: messages that replace one another cannot be published together');
+    if (payloads.length === 0) return [];
+    return this.outbox.insertMany(em as never, {
+      topic,
+      payloads,
+      headers: options.headers,
+      tenantUuid: currentTenant()?.uuid ?? null,
+      delayMs: options.delay,
+      at: options.at,
+    });
+  }
+
+  /** The publisher's EntityManager: publishing outside a transaction could deliver what never commits. */
+  private publishingContext(topic: string, method: string) {
+    if (!isValidTopic(topic)) throw new Error(`invalid topic "${topic}": dot-separated words of letters, digits, "_" and "-"`);
+    let em;
+    try {
+      em = this.orm.em.getContext();
+    } catch {
+      em = undefined;
+    }
+    if (!em?.isInTransaction()) {
+      throw new Error(`bus.${method}() must run inside a transaction (a write request or a consumer handler), so the message commits with the data`);
+    }
+    return em;
   }
 
   private register(pluginId: string, options: ConsumerOptions, handler: MessageHandler): void {

@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Envelope } from './bus-types';
 import { newMessageId } from './message-ids';
+import { sql } from 'kysely';
 
 export interface OutboxInsert {
   messageId?: string;
@@ -12,6 +13,15 @@ export interface OutboxInsert {
   consumer?: string | null;
   attempt?: number;
   /** Milliseconds from the database's now, or an absolute time. */
+  delayMs?: number;
+  at?: Date;
+}
+
+export interface OutboxInsertMany {
+  topic: string;
+  payloads: readonly unknown[];
+  headers?: Record<string, string>;
+  tenantUuid?: string | null;
   delayMs?: number;
   at?: Date;
 }
@@ -70,6 +80,24 @@ export class OutboxStore {
       tx,
     );
     return messageId;
+  }
+
+  /**
+   * Inserts one row per payload in one statement, in the transaction of `em`. The
+   * payloads travel as one bound JSON array (through the transaction's Kysely: the
+   * connection's `execute` would inline it as a literal), unpacked in order.
+   */
+  async insertMany(em: EntityManager, rows: OutboxInsertMany): Promise<string[]> {
+    const messageIds = rows.payloads.map(() => newMessageId());
+    const entries = rows.payloads.map((payload, index) => [newMessageId(), messageIds[index], payload ?? null]);
+    const due = rows.at ? sql`${rows.at.toISOString()}::timestamptz` : sql`clock_timestamp() + (${Math.max(0, rows.delayMs ?? 0)} * interval '1 millisecond')`;
+    await sql`
+      insert into bus_outbox (id, message_id, topic, payload, headers, tenant_uuid, dedupe_key, consumer, attempt, due_at, created_at)
+      select (entry->>0)::uuid, (entry->>1)::uuid, ${rows.topic}, entry->2, ${JSON.stringify(rows.headers ?? {})}::jsonb, ${rows.tenantUuid ?? null}::uuid,
+        null, null, 1, ${due}, clock_timestamp()
+      from jsonb_array_elements(${JSON.stringify(entries)}::jsonb) with ordinality as e(entry, n)
+      order by n`.execute(em.getKysely());
+    return messageIds;
   }
 
   /**

@@ -95,9 +95,11 @@ export class RecordStore {
     await this.indexer.refresh(em, shape.table.uuid, rows.map((row) => row.uuid));
 
     const records = rows.map((row) => shape.view(row));
-    for (const record of records) {
-      await this.bus.publish(TABLE_TOPICS.recordCreated, { table_uuid: shape.table.uuid, table_name: shape.table.name, record } satisfies RecordEvent, causedBy(cause));
-    }
+    await this.bus.publishMany(
+      TABLE_TOPICS.recordCreated,
+      records.map((record) => ({ table_uuid: shape.table.uuid, table_name: shape.table.name, record }) satisfies RecordEvent),
+      causedBy(cause),
+    );
     return records;
   }
 
@@ -149,14 +151,11 @@ export class RecordStore {
       params: [now, JSON.stringify(written.map(({ row }) => ({ uuid: row.uuid, values: row.values }))), ...scope.params],
     });
     await this.indexer.refresh(em, shape.table.uuid, written.map(({ row }) => row.uuid));
-    for (const { row, changed } of written) {
-      await this.bus.publish(TABLE_TOPICS.recordUpdated, {
-        table_uuid: shape.table.uuid,
-        table_name: shape.table.name,
-        record: shape.view(row),
-        changed,
-      } satisfies RecordUpdatedEvent, causedBy(cause));
-    }
+    await this.bus.publishMany(
+      TABLE_TOPICS.recordUpdated,
+      written.map(({ row, changed }) => ({ table_uuid: shape.table.uuid, table_name: shape.table.name, record: shape.view(row), changed }) satisfies RecordUpdatedEvent),
+      causedBy(cause),
+    );
     return results;
   }
 
@@ -180,9 +179,10 @@ export class RecordStore {
     const gone = deleted.map((row) => row.uuid);
     if (gone.length === 0) return gone;
     await this.indexer.remove(em, gone);
-    for (const uuid of gone) {
-      await this.bus.publish(TABLE_TOPICS.recordDeleted, { table_uuid: shape.table.uuid, table_name: shape.table.name, record_uuid: uuid } satisfies RecordDeletedEvent);
-    }
+    await this.bus.publishMany(
+      TABLE_TOPICS.recordDeleted,
+      gone.map((uuid) => ({ table_uuid: shape.table.uuid, table_name: shape.table.name, record_uuid: uuid }) satisfies RecordDeletedEvent),
+    );
     return gone;
   }
 

@@ -40,6 +40,22 @@ export function deliveryCases(transportConfig: Record<string, unknown>): void {
     expect(rows.every((e) => e.attempt === 1)).toBe(true);
   });
 
+  it('publishMany: each message delivered once to each consumer, with its own id; rolled back, none', async () => {
+    const payloads = Array.from({ length: 25 }, (_, n) => ({ n }));
+    await publish({ topic: 'probe.fanout', payloads, together: true, rollback: true }).expect(409);
+    const { body } = await publish({ topic: 'probe.fanout', payloads, together: true }).expect(200);
+    expect(new Set(body.data).size).toBe(25);
+    await waitFor(() => effects(kit), (r) => r.length >= 50);
+    await sleep(300);
+    const all = await effects(kit);
+    expect(all).toHaveLength(50);
+    for (const consumer of ['alpha', 'beta']) {
+      const mine = all.filter((e) => e.consumer === consumer);
+      expect(new Set(mine.map((e) => e.message_id))).toEqual(new Set(body.data));
+      expect(mine.map((e) => e.payload.n).sort((a, b) => a - b)).toEqual(payloads.map((p) => p.n));
+    }
+  });
+
   it('retries a failing handler with backoff, with the same message id', async () => {
     const { body } = await publish({ topic: 'probe.retry', payloads: [{ fail: 2 }] }).expect(200);
     const [effect] = await waitFor(() => effects(kit), (r) => r.length === 1);
