@@ -1,10 +1,9 @@
 import { batchDeliveryCases, batchTransportCases, malformedMessageCases } from './batch-cases';
-import { brokerRestartCases, canRestartBroker } from './broker-restart-cases';
 import { deliveryCases } from './delivery-cases';
 import { workerCases } from './worker-cases';
 
-// Every bus test runs in this one file, so they run one after another: the broker
-// restart below must not pull the broker from under a timing test running beside it.
+// Every bus test runs in this one file, so they run one after another. The broker
+// restart cases are in broker-restart.serial-test.ts: `npm test` runs them alone, last.
 
 describe('batched delivery (one inbox transaction, a savepoint per handler)', batchDeliveryCases);
 
@@ -21,5 +20,4 @@ describe('bus over in-process delivery', () => {
   batchTransportCases(amqp);
   malformedMessageCases(amqp);
   workerCases(amqp);
-  (canRestartBroker ? describe : describe.skip)('with the broker restarted', brokerRestartCases);
 });
