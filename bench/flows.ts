@@ -46,7 +46,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
-import { CLI, cli, freePort, waitReady } from './lib/switchboard-process';
+import { CLI, jsonResponse, prepareInstallation, waitReady } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'flows.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -95,12 +95,7 @@ function request(port: number, token: string | null, method: string, requestPath
           ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
         },
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      },
+      jsonResponse(resolve),
     );
     req.on('error', reject);
     req.end(payload);
@@ -115,33 +110,11 @@ async function expectStatus(promise: Promise<{ status: number; body: any }>, sta
 
 
 async function setUp(): Promise<Setup> {
-  const name = `sb_bench_flows_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const databaseUrl = new URL(SERVER_URL);
-  databaseUrl.pathname = `/${name}`;
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl.toString(),
-    AMQP_URL,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    BASE_DOMAIN: 'localhost',
-    SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    BUS_NAMESPACE: name,
-    DATA_DIR: fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'sb-bench-flows-')),
-  };
-  await cli(['migrate'], env);
-  const created = JSON.parse(await cli(['tenant', 'create', TENANT], env));
+  const { name, databaseUrl, port, env, token, tenantUuid } = await prepareInstallation({ serverUrl: SERVER_URL, prefix: 'sb_bench_flows', amqpUrl: AMQP_URL, tenant: TENANT });
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const children = ['serve', 'worker'].map((role) => spawn(process.execPath, [...flags, CLI, role], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   await waitReady(port);
 
-  const token: string = created.token;
   const flow = (await expectStatus(request(port, token, 'POST', '/api/v1/flow', { name: 'bench' }), 201, 'create flow')).data;
   const step = (body: Record<string, unknown>) => expectStatus(request(port, token, 'POST', `/api/v1/flow/${flow.uuid}/steps`, body), 201, `add step ${JSON.stringify(body)}`);
   const trigger = (await step({ app_uid: 'webhook', trigger_key: 'catch_hook', config: {} })).data;
@@ -154,7 +127,7 @@ async function setUp(): Promise<Setup> {
   await db.connect();
   const [{ uuid: versionUuid }] = (await db.query(`select uuid from flow_versions where flow_uuid = $1 and active`, [deployed.uuid])).rows;
   await db.end();
-  return { databaseName: name, databaseUrl: env.DATABASE_URL!, port, token, tenantUuid: created.tenant.uuid, flowUuid: flow.uuid, versionUuid, hookPath, children };
+  return { databaseName: name, databaseUrl, port, token, tenantUuid, flowUuid: flow.uuid, versionUuid, hookPath, children };
 }
 
 /** Fires `count` hook calls from CLIENTS clients, optionally paced at `rate` per second overall. */

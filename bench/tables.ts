@@ -50,7 +50,7 @@ import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
-import { CLI, cli, freePort, waitReady } from './lib/switchboard-process';
+import { CLI, jsonResponse, prepareInstallation, waitReady } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'tables.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -128,12 +128,7 @@ function request(setup: Pick<Setup, 'port' | 'token'>, method: string, requestPa
           ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
         },
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      },
+      jsonResponse(resolve),
     );
     req.on('error', reject);
     req.end(payload);
@@ -161,12 +156,7 @@ function uploadFile(setup: Setup, file: string, name: string): Promise<{ status:
           'content-length': head.length + size + tail.length,
         },
       },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
-      },
+      jsonResponse(resolve),
     );
     req.on('error', reject);
     req.write(head);
@@ -179,34 +169,18 @@ function uploadFile(setup: Setup, file: string, name: string): Promise<{ status:
 
 
 async function setUp(csvBytes: number): Promise<Setup> {
-  const name = `sb_bench_tables_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const databaseUrl = new URL(SERVER_URL);
-  databaseUrl.pathname = `/${name}`;
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl.toString(),
-    AMQP_URL,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    BASE_DOMAIN: 'localhost',
-    SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'warn',
-    BUS_NAMESPACE: name,
+  const { name, databaseUrl, port, env, token } = await prepareInstallation({
+    serverUrl: SERVER_URL,
+    prefix: 'sb_bench_tables',
+    amqpUrl: AMQP_URL,
+    tenant: TENANT,
     // A file bigger than the default limit (BENCH_ROWS well over 250,000) is still measured, not refused.
-    HTTP_UPLOAD_LIMIT: `${Math.max(50, Math.ceil(csvBytes / 1024 / 1024) + 1)}mb`,
-    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-tables-')),
-  };
-  await cli(['migrate'], env);
-  const created = JSON.parse(await cli(['tenant', 'create', TENANT], env));
+    extraEnv: { HTTP_UPLOAD_LIMIT: `${Math.max(50, Math.ceil(csvBytes / 1024 / 1024) + 1)}mb` },
+  });
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...flags, CLI, 'start'], { env, stdio: ['ignore', process.env.BENCH_CHILD_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
   await waitReady(port);
-  return { databaseName: name, databaseUrl: env.DATABASE_URL!, port, token: created.token, child };
+  return { databaseName: name, databaseUrl, port, token, child };
 }
 
 /** (a) PostgreSQL's COPY of the file into a plain table of 8 text columns; rows/s. */

@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 
 /** Running Switchboard as the benchmarks do: its CLI in child processes, on free ports. */
 
@@ -45,4 +49,57 @@ export async function waitReady(port: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`the switchboard process on port ${port} did not become ready`);
+}
+
+export interface BenchInstallation {
+  /** The bench database's name, also the bus namespace. */
+  name: string;
+  databaseUrl: string;
+  port: number;
+  /** The environment the installation's processes run with. */
+  env: NodeJS.ProcessEnv;
+  token: string;
+  tenantUuid: string;
+}
+
+/**
+ * A fresh installation for one bench run: its own database on `serverUrl`, migrated,
+ * with `tenant` and its token, a free port and the environment to start its processes
+ * with (`extraEnv` on top, e.g. a larger upload limit).
+ */
+export async function prepareInstallation(options: { serverUrl: string; prefix: string; amqpUrl?: string; tenant: string; extraEnv?: NodeJS.ProcessEnv }): Promise<BenchInstallation> {
+  const name = `${options.prefix}_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: options.serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const databaseUrl = new URL(options.serverUrl);
+  databaseUrl.pathname = `/${name}`;
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl.toString(),
+    AMQP_URL: options.amqpUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_DOMAIN: 'localhost',
+    SECRETS_KEY: crypto.randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'warn',
+    BUS_NAMESPACE: name,
+    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), `${options.prefix.replace(/_/g, '-')}-`)),
+    ...options.extraEnv,
+  };
+  await cli(['migrate'], env);
+  const created = JSON.parse(await cli(['tenant', 'create', options.tenant], env));
+  return { name, databaseUrl: env.DATABASE_URL!, port, env, token: created.token, tenantUuid: created.tenant.uuid };
+}
+
+/** Collects a response's body and answers `{status, body}` (the body parsed as JSON, if any). */
+export function jsonResponse(resolve: (value: { status: number; body: any }) => void): (res: http.IncomingMessage) => void {
+  return (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk) => (text += chunk));
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+  };
 }
