@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { ROOT_DIR } from '../kernel/kernel';
+import { readManifest } from '../plugin/plugin-manifest';
+import { installedPluginDirs } from '../plugin/plugin-source';
 import type { TestKernel } from './test-kernel';
 
 /**
@@ -26,4 +28,15 @@ export function startWorkerProcess(kit: TestKernel, env: Record<string, string> 
       ...env,
     },
   });
+}
+
+/**
+ * `DISABLED_PLUGINS` for a worker that loads only `wanted` of the installed plugins
+ * (a test's worker needs what its kernel has, not every plugin of the installation).
+ */
+export function disabledPluginsExcept(wanted: readonly string[]): string {
+  return installedPluginDirs(ROOT_DIR, [])
+    .map((dir) => readManifest(dir).id)
+    .filter((id) => !wanted.includes(id))
+    .join(',');
 }

@@ -1,7 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
-import { startTestKernel, startWorkerProcess, type TestKernel } from '../../../../core/testing';
+import { disabledPluginsExcept, startTestKernel, startWorkerProcess, type TestKernel } from '../../../../core/testing';
 import { CallRecorder } from './call-recorder';
 import { AGENTS, FLOWS, PROBE, TRANSPORT, deployFlow, fire, sql, waitFor } from './engine-helpers';
 
@@ -12,7 +11,6 @@ import { AGENTS, FLOWS, PROBE, TRANSPORT, deployFlow, fire, sql, waitFor } from 
  * it arrives, so a call made by the killed worker is counted even though its step
  * never committed.
  */
-const ROOT = path.resolve(__dirname, '../../../..');
 const EXECUTIONS = 6;
 let kit: TestKernel;
 const recorder = new CallRecorder();
@@ -28,20 +26,11 @@ afterAll(async () => {
   await recorder.stop();
 });
 
-/** Every plugin of the installation but the ones this test needs (others are being written beside it). */
-function otherPlugins(): string[] {
-  const dir = path.join(ROOT, 'plugins');
-  return fs
-    .readdirSync(dir)
-    .filter((name) => fs.existsSync(path.join(dir, name, 'plugin.json')))
-    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name, 'plugin.json'), 'utf8')).id as string)
-    .filter((id) => id !== 'agents' && id !== 'flows');
-}
 
 function startWorker(log: string[]): ChildProcess {
   const child = startWorkerProcess(kit, {
     PLUGINS_PATH: path.dirname(PROBE),
-    DISABLED_PLUGINS: otherPlugins().join(','),
+    DISABLED_PLUGINS: disabledPluginsExcept(['agents', 'flows']),
     EGRESS_ALLOW_CIDRS: '127.0.0.0/8',
     FLOWS_ENGINE_CONCURRENCY: '3',
     BUS_POLL_INTERVAL_MS: '200',

@@ -1,9 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { startTestKernel, startWorkerProcess, type TestKernel } from '../../../../core/testing';
+import { disabledPluginsExcept, startTestKernel, startWorkerProcess, type TestKernel } from '../../../../core/testing';
 import { AGENTS, TABLES, finished } from './import-test-kit';
 
 /**
@@ -14,7 +12,6 @@ import { AGENTS, TABLES, finished } from './import-test-kit';
  * by the time the crawler asks for the second page, which the site holds back, the job
  * has sent rows to the database; the worker is killed right then.
  */
-const ROOT = path.resolve(__dirname, '../../../..');
 const PARAGRAPHS = 2100;
 let kit: TestKernel;
 let site: { url: string; laterRequests: number; release(): void; close(): Promise<void> };
@@ -49,18 +46,9 @@ async function startSite() {
   return state;
 }
 
-/** Every plugin of the installation but agents and tables (others are being written beside them). */
-function otherPlugins(): string[] {
-  const dir = path.join(ROOT, 'plugins');
-  return fs
-    .readdirSync(dir)
-    .filter((name) => fs.existsSync(path.join(dir, name, 'plugin.json')))
-    .map((name) => JSON.parse(fs.readFileSync(path.join(dir, name, 'plugin.json'), 'utf8')).id as string)
-    .filter((id) => id !== 'agents' && id !== 'tables');
-}
 
 function startWorker(log: string[]): ChildProcess {
-  const child = startWorkerProcess(kit, { DISABLED_PLUGINS: otherPlugins().join(','), EGRESS_ALLOW_CIDRS: '127.0.0.0/8', BUS_POLL_INTERVAL_MS: '200' });
+  const child = startWorkerProcess(kit, { DISABLED_PLUGINS: disabledPluginsExcept(['agents', 'tables']), EGRESS_ALLOW_CIDRS: '127.0.0.0/8', BUS_POLL_INTERVAL_MS: '200' });
   child.stderr!.on('data', (chunk) => log.push(String(chunk)));
   return child;
 }
