@@ -46,7 +46,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
-import { CLI, jsonResponse, prepareInstallation, waitReady } from './lib/switchboard-process';
+import { CLI, dropDatabase, jsonRequest, prepareInstallation, stopChildren, waitReady } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'flows.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -80,26 +80,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 /** One JSON request to the serve child, as the bench tenant. */
 function request(port: number, token: string | null, method: string, requestPath: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: requestPath,
-        agent,
-        headers: {
-          host: `${TENANT}.localhost`,
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      jsonResponse(resolve),
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return jsonRequest({ port, agent, tenantSlug: TENANT, token }, method, requestPath, body);
 }
 
 async function expectStatus(promise: Promise<{ status: number; body: any }>, status: number, what: string) {
@@ -274,13 +255,9 @@ async function main() {
     if (missed && process.env.BENCH_ENFORCE === '1') process.exitCode = 1;
   } finally {
     await pool.end();
-    for (const child of setup.children) child.kill('SIGTERM');
-    await Promise.all(setup.children.map((child) => new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)))));
+    await stopChildren(setup.children);
     agent.destroy();
-    const admin = new Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`drop database if exists ${setup.databaseName} with (force)`);
-    await admin.end();
+    await dropDatabase(SERVER_URL, setup.databaseName);
   }
 }
 

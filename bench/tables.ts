@@ -49,8 +49,8 @@ import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
-import { CLI, jsonResponse, prepareInstallation, waitReady } from './lib/switchboard-process';
+import { fmt, median, numberEnv, percentile, printTable, round3 } from './lib/bench-stats';
+import { CLI, dropDatabase, jsonRequest, jsonResponse, prepareInstallation, stopChildren, waitReady } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'tables.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -113,26 +113,7 @@ interface Setup {
 
 /** One JSON request to the child, as the bench tenant. */
 function request(setup: Pick<Setup, 'port' | 'token'>, method: string, requestPath: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: setup.port,
-        method,
-        path: requestPath,
-        agent,
-        headers: {
-          host: `${TENANT}.localhost`,
-          authorization: `Bearer ${setup.token}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      jsonResponse(resolve),
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return jsonRequest({ port: setup.port, agent, tenantSlug: TENANT, token: setup.token }, method, requestPath, body);
 }
 
 /** POST /data/import/file with the file streamed from disk as the multipart body. */
@@ -372,20 +353,15 @@ async function main() {
       ['search p50', search ? `${fmt(search.p50)} ms` : String(latencies), ''],
       ['search p95', search ? `${fmt(search.p95)} ms` : '-', `< ${GOALS.maxSearchP95Ms} ms`],
     ];
-    const width = Math.max(...rows.map(([label]) => label.length));
-    console.log(rows.map(([label, value, goal]) => `${label.padEnd(width)}  ${value.padStart(14)}  ${goal}`).join('\n'));
+    printTable(rows, 14);
     const missed = importRate / copyRate < GOALS.minImportToCopyRatio || peakRss >= GOALS.maxPeakRssMb || !search || search.p95 >= GOALS.maxSearchP95Ms;
     if (missed && process.env.BENCH_ENFORCE === '1') process.exitCode = 1;
   } finally {
     await db.end();
-    setup.child.kill('SIGTERM');
-    await new Promise((r) => (setup.child.exitCode !== null ? r(null) : setup.child.once('exit', r)));
+    await stopChildren([setup.child]);
     agent.destroy();
     fs.rmSync(file, { force: true });
-    const admin = new Client({ connectionString: SERVER_URL });
-    await admin.connect();
-    await admin.query(`drop database if exists ${setup.databaseName} with (force)`);
-    await admin.end();
+    await dropDatabase(SERVER_URL, setup.databaseName);
   }
 }
 

@@ -56,13 +56,16 @@ export type {
   TokenUsage,
   FinishReason,
   JsonChatRequest,
+  JsonChatResult,
   LlmProvider,
   LlmService,
 } from './llm/llm-types';
 export { llmProviders } from './llm/llm-extension';
 export { LlmError, LlmNotConfiguredError, LlmRequestError, LlmUnavailableError, LlmResponseError } from './llm/llm-errors';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
+export { TenantScopedChildEntity } from './data/tenant-scoped-child-entity';
 export { findByUuid } from './data/find-by-uuid';
+export { boundQuery } from './data/bound-query';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';
 export type { Logger } from './logging/logger';

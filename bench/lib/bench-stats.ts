@@ -30,3 +30,9 @@ export function fmt(value: number, digits = 2): string {
 export function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
+
+/** The summary table every bench prints: label, value (right-aligned in `valueWidth`), goal. */
+export function printTable(rows: ReadonlyArray<readonly [string, string, string]>, valueWidth: number): void {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  console.log(rows.map(([label, value, goal]) => `${label.padEnd(width)}  ${value.padStart(valueWidth)}  ${goal}`).join('\n'));
+}

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -94,12 +94,70 @@ export async function prepareInstallation(options: { serverUrl: string; prefix: 
   return { name, databaseUrl: env.DATABASE_URL!, port, env, token: created.token, tenantUuid: created.tenant.uuid };
 }
 
-/** Collects a response's body and answers `{status, body}` (the body parsed as JSON, if any). */
+/**
+ * Collects a response's body and answers `{status, body}` (the body parsed as JSON, if
+ * any). Chunks are kept as they come and decoded once: the cheapest way for a client to
+ * read a big body (the message export's pages).
+ */
 export function jsonResponse(resolve: (value: { status: number; body: any }) => void): (res: http.IncomingMessage) => void {
   return (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk) => (text += chunk));
-    res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined });
+    });
   };
+}
+
+/** Where a bench's requests go: a child's port, through the bench's keep-alive agent, as one tenant (`token` null: no bearer, e.g. a flow hook). */
+export interface BenchTarget {
+  port: number;
+  agent: http.Agent;
+  tenantSlug: string;
+  token: string | null;
+}
+
+/** One JSON request to a Switchboard child, on the tenant's host. */
+export function jsonRequest(target: BenchTarget, method: string, requestPath: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        method,
+        path: requestPath,
+        agent: target.agent,
+        headers: {
+          host: `${target.tenantSlug}.localhost`,
+          ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      jsonResponse(resolve),
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** SIGTERM to the children, and waits until each has exited. */
+export async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)))));
+}
+
+/** Undoes `prepareInstallation`: its data directory and its database. */
+export async function removeInstallation(serverUrl: string, setup: BenchInstallation): Promise<void> {
+  fs.rmSync(setup.env.DATA_DIR!, { recursive: true, force: true });
+  await dropDatabase(serverUrl, setup.name);
+}
+
+/** Drops a bench database, whoever is still connected. */
+export async function dropDatabase(serverUrl: string, name: string): Promise<void> {
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
 }

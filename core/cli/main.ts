@@ -115,7 +115,8 @@ async function runServer(role: ProcessRole): Promise<void> {
     kernel.stop().then(
       () => process.exit(0),
       (error) => {
-        kernel.logger.error('shutdown failed', { error: String(error) });
+        // Written directly: the logger's stream would not flush before process.exit.
+        process.stderr.write(`shutdown failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
         process.exit(1);
       },
     );

@@ -38,6 +38,14 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     return { url: urlFor(password, running.port), stop: async () => {} };
   }
 
+  // The server's last lines: when it exits before it is ready, the library rejects with
+  // nothing, and these say why (port in use, bad permissions, ...).
+  const recent: string[] = [];
+  const remember = (line: string) => {
+    log.debug(line);
+    recent.push(line);
+    if (recent.length > 5) recent.shift();
+  };
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -46,8 +54,8 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: (message) => log.debug(String(message).trim()),
-    onError: (message) => log.debug(String(message instanceof Error ? message.message : message).trim()),
+    onLog: (message) => remember(String(message).trim()),
+    onError: (message) => remember(String(message instanceof Error ? message.message : message).trim()),
   });
 
   try {
@@ -57,8 +65,9 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     }
     await server.start();
   } catch (error) {
+    const reason = error instanceof Error ? error.message : recent.length > 0 ? recent.join(' | ') : 'it exited before it was ready';
     throw new BootError(
-      `could not start the embedded PostgreSQL in ${databaseDir} on port ${options.port}: ${(error as Error).message}. ` +
+      `could not start the embedded PostgreSQL in ${databaseDir} on port ${options.port}: ${reason}. ` +
         'Set EMBEDDED_POSTGRES_PORT to a free port, or DATABASE_URL to use your own server.',
     );
   }

@@ -233,12 +233,24 @@ export class Kernel {
     return `http://${host.includes(':') ? `[${host}]` : host}:${this.address.port}`;
   }
 
-  /** Drains HTTP, runs stop hooks in reverse plugin order, closes the pool and the embedded database. */
+  /**
+   * Drains HTTP, runs stop hooks in reverse plugin order, closes the pool and the embedded
+   * database. A step that fails does not skip the ones after it (the pool and the database
+   * still close); the failures are reported together once every step has run.
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      await this.server?.drain(this.config.core.shutdownTimeoutMs);
-      await this.bus.stop();
-      await this.authListener.stop();
+      const failures: unknown[] = [];
+      const step = async (name: string, run: () => unknown): Promise<void> => {
+        try {
+          await run();
+        } catch (error) {
+          failures.push(new Error(`${name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+        }
+      };
+      await step('draining HTTP', () => this.server?.drain(this.config.core.shutdownTimeoutMs));
+      await step('stopping the bus', () => this.bus.stop());
+      await step('stopping the auth listener', () => this.authListener.stop());
       for (const { pluginId, hook } of [...this.stopHooks].reverse()) {
         try {
           await hook();
@@ -247,11 +259,13 @@ export class Kernel {
         }
       }
       // Plugins' stop hooks may still call out or record LLM usage, so these close after them.
-      await this.llm.flushUsage();
-      await this.egress.close();
-      await this.orm.close(true);
-      await this.database?.stop();
-      this.container.dispose();
+      await step('recording LLM usage', () => this.llm.flushUsage());
+      await step('closing outbound connections', () => this.egress.close());
+      await step('closing the database pool', () => this.orm.close(true));
+      await step('stopping the embedded database', () => this.database?.stop());
+      await step('disposing services', () => this.container.dispose());
+      if (failures.length === 1) throw failures[0];
+      if (failures.length > 1) throw new AggregateError(failures, failures.map((failure) => (failure as Error).message).join('; '));
     })();
     return this.stopping;
   }

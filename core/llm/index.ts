@@ -14,6 +14,7 @@ export type {
   FinishReason,
   TokenUsage,
   JsonChatRequest,
+  JsonChatResult,
   LlmProvider,
   LlmService,
 } from './llm-types';

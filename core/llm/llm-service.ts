@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { currentTenant } from '../context/request-context';
 import type { Logger } from '../logging/logger';
 import { LlmError } from './llm-errors';
-import type { ChatRequest, ChatResult, JsonChatRequest, LlmProvider, LlmService } from './llm-types';
+import type { ChatRequest, ChatResult, JsonChatRequest, JsonChatResult, LlmProvider, LlmService } from './llm-types';
 import { LlmUsageRecorder } from './llm-usage-recorder';
 import { parseStructuredAnswer, validatorFor } from './structured-output';
 
@@ -43,7 +43,7 @@ export function createLlmService(options: LlmServiceOptions): KernelLlmService {
     return result;
   };
 
-  const json = async (request: JsonChatRequest): Promise<unknown> => {
+  const jsonResult = async (request: JsonChatRequest): Promise<JsonChatResult<unknown>> => {
     const { schema, schemaName, strict, ...rest } = request;
     // Compiled before the call: a broken schema is the caller's bug, not worth a model call.
     const validate = validatorFor(schema);
@@ -51,13 +51,14 @@ export function createLlmService(options: LlmServiceOptions): KernelLlmService {
       ...rest,
       responseFormat: { type: 'json_schema', name: schemaName ?? 'response', schema: schema as Record<string, unknown>, ...(strict !== undefined ? { strict } : {}) },
     });
-    return parseStructuredAnswer(result, validate);
+    return { value: parseStructuredAnswer(result, validate), result };
   };
 
   return {
     provider,
     chat,
-    json: json as LlmService['json'],
+    json: (async (request: JsonChatRequest) => (await jsonResult(request)).value) as LlmService['json'],
+    jsonResult: jsonResult as LlmService['jsonResult'],
     flushUsage: () => recorder.flush(),
   };
 }

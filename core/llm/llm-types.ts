@@ -137,4 +137,15 @@ export interface LlmService {
    */
   json<S extends TSchema>(request: JsonChatRequest<S>): Promise<Static<S>>;
   json<T = unknown>(request: JsonChatRequest): Promise<T>;
+  /**
+   * As `json`, with the call's result beside the value: its token usage, the model
+   * that answered and the raw text (an evaluation records all three).
+   */
+  jsonResult<S extends TSchema>(request: JsonChatRequest<S>): Promise<JsonChatResult<Static<S>>>;
+  jsonResult<T = unknown>(request: JsonChatRequest): Promise<JsonChatResult<T>>;
+}
+
+export interface JsonChatResult<T> {
+  value: T;
+  result: ChatResult;
 }

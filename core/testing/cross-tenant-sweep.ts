@@ -9,7 +9,11 @@ import type { TestKernel, TestTenant } from './test-kernel';
  * by kind: a nested resource returns its parents too, e.g.
  * `{ 'agents.agent': '…', 'agents.intent': '…' }`.
  */
-export type ResourceFixture = (owner: TestTenant) => Promise<Record<string, string>>;
+/**
+ * `kit` is there for resources no route makes (an approval only the model suggests):
+ * such a fixture writes its row through `kit.kernel.orm`, in the owner's tenant.
+ */
+export type ResourceFixture = (owner: TestTenant, kit: TestKernel) => Promise<Record<string, string>>;
 export type ResourceFixtures = Record<string, ResourceFixture>;
 
 export interface SweepResult {
@@ -50,7 +54,7 @@ export async function sweepCrossTenant(kit: TestKernel, fixtures: ResourceFixtur
     // Body members that name resources (a bulk update's record ids) get ids the owner has too.
     const bodyKinds = route.body ? resourceKindsIn(route.body).filter((kind) => fixtures[kind]) : [];
     // Deepest kind first: its fixture also makes the parents, so the ids belong together.
-    for (const kind of [...bodyKinds, ...Object.values(kinds).reverse()]) if (!ids[kind!]) Object.assign(ids, await fixtures[kind!](owner));
+    for (const kind of [...bodyKinds, ...Object.values(kinds).reverse()]) if (!ids[kind!]) Object.assign(ids, await fixtures[kind!](owner, kit));
     const path = route.path.replace(/:([A-Za-z0-9_]+)/g, (_, param: string) => ids[kinds[param]!]);
     const body = route.body ? withResourceIds(route.body, sampleBody(route.body), ids) : undefined;
     const call = (api: TestTenant['api']) => {

@@ -50,6 +50,14 @@ export interface TestKernel extends TestTenant {
   createTenant(slug?: string): Promise<TestTenant>;
   /** Every log line written so far, as JSON objects. */
   logs: Array<Record<string, unknown>>;
+  /**
+   * Resolves once the outbox is empty: every message written has been delivered and its
+   * row removed. A relay deletes a delivered row a moment after the broker confirms it,
+   * so a consumer's effect can be visible before the row is gone; assert an empty outbox
+   * with this, never with one read of `kernel.bus.outbox.pending()`. Rejects with the
+   * count still pending after `timeoutMs`.
+   */
+  outboxDrained(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -111,6 +119,7 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     client,
     createTenant,
     logs,
+    outboxDrained: (timeoutMs = 15_000) => outboxDrained(kernel, timeoutMs),
     stop: async () => {
       await kernel.stop();
       await removeBrokerTopology(kernel);
@@ -118,6 +127,16 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+async function outboxDrained(kernel: Kernel, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = await kernel.bus.outbox.pending();
+    if (pending === 0) return;
+    if (Date.now() > deadline) throw new Error(`the outbox still holds ${pending} message(s) after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Deletes the test kernel's exchange and queues, so test runs leave the broker as they found it. */

@@ -40,3 +40,17 @@ export function disabledPluginsExcept(wanted: readonly string[]): string {
     .filter((id) => !wanted.includes(id))
     .join(',');
 }
+
+/**
+ * Resolves with a worker's exit code (null when a signal ended it) once the process has
+ * exited and its stderr has been read to the end: 'exit' can come before the last of
+ * what it wrote, which is exactly what a test needs to explain a failure.
+ */
+export function waitForExit(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    const drained = child.stderr === null || child.stderr.closed;
+    if (child.exitCode !== null && drained) return resolve(child.exitCode);
+    if (child.signalCode !== null && drained) return resolve(null);
+    child.once('close', (code) => resolve(code));
+  });
+}

@@ -21,6 +21,9 @@ import { agentWebhookEvents } from './webhook-events';
 // The public API of the agents plugin: what other plugins may import.
 export { agentDirectoryRef, type AgentDirectory, type IntentWebhookTarget, type WebhookSubscriber } from './agent-directory';
 export { agentSettingsSlots, type AgentSettingsSlot } from './agent-settings-slots';
+export { defineAgentOverrideSettings, type AgentOverrideSettings } from './agent-overrides/define-agent-override-settings';
+export type { AgentOverrideSettingsDefinition, OverrideOrigin, OverrideRow, OverrideSource } from './agent-overrides/override-settings';
+export type { EffectiveOverride } from './agent-overrides/override-store';
 export { agentWriterRef, AgentChanges, type AgentWriter, type AgentWriteResult, type AgentWriteOptions } from './agent-writer';
 export { agentWebhookEvents, type AgentWebhookEvent } from './webhook-events';
 export { AGENT_TOPICS, type AgentChangedEvent, type AgentDeletedEvent } from './agent-events';

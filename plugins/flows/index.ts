@@ -1,7 +1,7 @@
 import { coreServices, createServiceFactory, definePlugin } from '../../core';
 import { agentDirectoryRef } from '../agents';
 import { FlowCatalog } from './app/flow-catalog';
-import { flowApps } from './app/flow-apps-point';
+import { flowApps, flowAppExtensions } from './app/flow-apps-point';
 import { registerBuilderRoutes } from './builder';
 import { registerCatalogRoutes } from './catalog';
 import { connectionCredentials } from './connections/connection-secret';
@@ -12,9 +12,11 @@ import { createFlowTriggers } from './runs/create-flow-triggers';
 import { flowTriggersRef } from './runs/flow-triggers';
 
 // The public API of the flows plugin: what app plugins import.
-export { flowApps } from './app/flow-apps-point';
+export { flowApps, flowAppExtensions } from './app/flow-apps-point';
 export {
   defineFlowApp,
+  defineFlowAppExtension,
+  type FlowAppExtension,
   defineAction,
   defineTrigger,
   defineOptions,
@@ -45,7 +47,7 @@ export default definePlugin({
     executionRetentionDays: { doc: 'Executions older than this many days are deleted', format: 'nat', default: 30, env: 'FLOWS_EXECUTION_RETENTION_DAYS' },
     engineConcurrency: { doc: 'Execution segments one worker process runs at once', format: 'nat', default: 8, env: 'FLOWS_ENGINE_CONCURRENCY' },
   },
-  provides: [flowApps],
+  provides: [flowApps, flowAppExtensions],
   services: [
     createServiceFactory({
       service: flowTriggersRef,
@@ -67,7 +69,7 @@ export default definePlugin({
   },
   init(deps, { extensions }) {
     deps.secrets.declareColumn(connectionCredentials);
-    const runtime = { ...deps, catalog: new FlowCatalog(extensions.items(flowApps)) };
+    const runtime = { ...deps, catalog: new FlowCatalog(extensions.items(flowApps), extensions.items(flowAppExtensions)) };
     registerCatalogRoutes(runtime);
     registerBuilderRoutes(runtime);
     registerEngine(runtime);

@@ -1,9 +1,8 @@
 import { coreServices, definePlugin } from '../../core';
-import { AGENT_TOPICS, agentDirectoryRef, agentSettingsSlots, type AgentDeletedEvent } from '../agents';
+import { agentDirectoryRef, agentSettingsSlots } from '../agents';
 import { MemorizeSettings } from './memorize-settings.entity';
-import { loadEffective } from './memorize-store';
+import { memorizeOverrides } from './memorize-overrides';
 import { Migration0001Memorize } from './migrations/0001-memorize';
-import { registerMemorizeRoutes } from './routes';
 import { MemorizeSettingsSchema } from './schemas';
 
 export { MemorizeSettingsSchema, type MemorizeSettingsJson } from './schemas';
@@ -18,14 +17,10 @@ export default definePlugin({
   dependsOn: ['agents'],
   entities: [MemorizeSettings],
   migrations: [{ name: '0001-memorize', class: Migration0001Memorize }],
-  contributes: [agentSettingsSlots.add({ key: 'memorize', schema: MemorizeSettingsSchema, load: loadEffective })],
+  contributes: [agentSettingsSlots.add({ key: 'memorize', schema: MemorizeSettingsSchema, load: memorizeOverrides.loadEffective })],
   deps: { http: coreServices.http, bus: coreServices.bus, agents: agentDirectoryRef },
   init({ http, bus, agents }) {
-    registerMemorizeRoutes(http, agents);
-    // No foreign key to `agents` (see the migration): an agent's override goes when the agent does.
-    bus.consume<AgentDeletedEvent>({ name: 'forget-deleted-agent', topics: [AGENT_TOPICS.deleted] }, async (message, { em }) => {
-      if (!message.tenant) return;
-      await em.nativeDelete(MemorizeSettings, { tenantUuid: message.tenant.uuid, agentUuid: message.payload.agent_uuid });
-    });
+    memorizeOverrides.registerRoutes(http, agents);
+    memorizeOverrides.forgetDeletedAgents(bus);
   },
 });

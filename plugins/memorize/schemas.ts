@@ -1,4 +1,4 @@
-import { Component, ReadOnly, ResourceId, Timestamp, Type, Uuid, type Static } from '../../core';
+import { Component, ReadOnly, Timestamp, Type, Uuid, type Static } from '../../core';
 
 export const FIELD_KEY_PATTERN = '^[a-z][a-z0-9_]{0,63}$';
 export const MAX_FIELDS = 100;
@@ -55,11 +55,3 @@ export const MemorizeSettingsWrite = Type.Object(
   },
 );
 export type MemorizeSettingsPatch = Static<typeof MemorizeSettingsWrite>;
-
-export const AgentParams = Type.Object({ uuid: ResourceId('agents.agent', 'The agent’s uuid') });
-
-/**
- * The agent of `PUT /agents/{uuid}/memorize`, which only answers for an agent that has
- * an override: its own kind, so the cross-tenant sweep makes one (see `testing.ts`).
- */
-export const OverrideParams = Type.Object({ uuid: ResourceId('memorize.agent-override', 'The uuid of an agent that has a memorize override') });

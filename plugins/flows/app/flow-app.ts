@@ -166,8 +166,20 @@ export interface FlowAppDefinition {
   options?: OptionsProviderDefinition<any>[];
 }
 
+/** Triggers, actions or option lists a plugin adds to an app another plugin defines. */
+export interface FlowAppExtension {
+  /** The extended app's uid. */
+  app: string;
+  /** Who adds them, for boot errors (the contributing plugin's id). */
+  by: string;
+  triggers?: FlowTriggerDefinition<any>[];
+  actions?: FlowActionDefinition<any>[];
+  options?: OptionsProviderDefinition<any>[];
+}
+
 /** Identity helpers that keep each input's type tied to its schema. */
 export const defineFlowApp = (app: FlowAppDefinition): FlowAppDefinition => app;
+export const defineFlowAppExtension = (extension: FlowAppExtension): FlowAppExtension => extension;
 export const defineAction = <S extends TSchema>(action: FlowActionDefinition<S>): FlowActionDefinition<S> => action;
 export const defineTrigger = <S extends TSchema>(trigger: FlowTriggerDefinition<S>): FlowTriggerDefinition<S> => trigger;
 export const defineOptions = <P extends TSchema>(provider: OptionsProviderDefinition<P>): OptionsProviderDefinition<P> => provider;

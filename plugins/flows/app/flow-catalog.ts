@@ -1,5 +1,5 @@
 import { BootError } from '../../../core';
-import type { FlowActionDefinition, FlowAppDefinition, FlowTriggerDefinition, OptionsProviderDefinition } from './flow-app';
+import type { FlowActionDefinition, FlowAppDefinition, FlowAppExtension, FlowTriggerDefinition, OptionsProviderDefinition } from './flow-app';
 
 /** A catalog item as the API shows it (spec: Flow app). */
 export interface FlowAppSummary {
@@ -41,12 +41,32 @@ function checkApp(app: FlowAppDefinition): void {
   }
 }
 
+/** The apps with what other plugins added to them; the checks of `checkApp` then see the merged app (a key added twice included). */
+function withExtensions(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[]): FlowAppDefinition[] {
+  const merged = new Map(apps.map((app) => [app.uid, { ...app }]));
+  for (const extension of extensions) {
+    const app = merged.get(extension.app);
+    if (!app) throw new BootError(`plugin "${extension.by}" extends flow app "${extension.app}", which no installed plugin provides`);
+    const taken = (what: string, have: Array<{ key: string }> | undefined, added: Array<{ key: string }> | undefined) => {
+      const clash = added?.find((item) => have?.some((existing) => existing.key === item.key));
+      if (clash) throw new BootError(`plugin "${extension.by}" adds ${what} "${clash.key}" to flow app "${extension.app}", which already has one`);
+    };
+    taken('trigger', app.triggers, extension.triggers);
+    taken('action', app.actions, extension.actions);
+    taken('options kind', app.options?.map((provider) => ({ key: provider.kind })), extension.options?.map((provider) => ({ key: provider.kind })));
+    app.triggers = [...(app.triggers ?? []), ...(extension.triggers ?? [])];
+    app.actions = [...(app.actions ?? []), ...(extension.actions ?? [])];
+    app.options = [...(app.options ?? []), ...(extension.options ?? [])];
+  }
+  return [...merged.values()];
+}
+
 /** Every app the installed plugins added to `flowApps`, checked once at boot, with the lookups the routes and the engine share. */
 export class FlowCatalog {
   readonly #apps = new Map<string, FlowAppDefinition>();
 
-  constructor(apps: readonly FlowAppDefinition[]) {
-    for (const app of apps) {
+  constructor(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[] = []) {
+    for (const app of withExtensions(apps, extensions)) {
       checkApp(app);
       this.#apps.set(app.uid, app);
     }

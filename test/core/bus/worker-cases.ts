@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestKernel, startWorkerProcess, type TestKernel } from '../../../core/testing';
+import { startTestKernel, startWorkerProcess, waitForExit, type TestKernel } from '../../../core/testing';
 import { effects, sleep, waitFor } from './bus-test-helpers';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -48,7 +48,7 @@ export function workerCases(transportConfig: Record<string, unknown>): void {
       const { body } = await kit.api.post('/api/v1/probe/publish').send({ topic: 'probe.crash', payloads: [{ crash: true }] }).expect(200);
       await waitFor(async () => fs.existsSync(marker), Boolean, 60_000);
       crashing.kill('SIGKILL');
-      await new Promise((resolve) => crashing!.once('exit', resolve));
+      await waitForExit(crashing);
       expect(await effects(kit)).toEqual([]); // its transaction died with it
 
       healthy = worker({});
@@ -56,10 +56,10 @@ export function workerCases(transportConfig: Record<string, unknown>): void {
       await sleep(3000); // past another lease: nothing is delivered twice
       expect(await effects(kit)).toHaveLength(1);
       expect(rows[0]).toMatchObject({ message_id: body.data[0], pid: healthy.pid });
-      expect(await kit.kernel.bus.outbox.pending()).toBe(0);
+      await kit.outboxDrained();
 
       healthy.kill('SIGTERM');
-      const code = await new Promise((resolve) => healthy!.once('exit', resolve));
+      const code = await waitForExit(healthy);
       expect(code).toBe(0);
     } finally {
       crashing?.kill('SIGKILL');

@@ -73,7 +73,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'agents/0001-agents', 'flows/0001-flows', 'tables/0001-tables', 'tables/0002-search-vectors', 'memorize/0001-memorize', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'memorize/0001-memorize', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -123,8 +123,14 @@ describe('switchboard CLI', () => {
         { id: 'agents', dependsOn: [], origin: path.join(ROOT, 'plugins/agents') },
         { id: 'flows', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/flows') },
         { id: 'app-agents', dependsOn: ['flows', 'agents'], origin: path.join(ROOT, 'plugins/app-agents') },
+        { id: 'conversations', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/conversations') },
+        { id: 'evaluation', dependsOn: ['agents', 'conversations'], origin: path.join(ROOT, 'plugins/evaluation') },
+        { id: 'app-conversations', dependsOn: ['flows', 'app-agents', 'conversations', 'evaluation'], origin: path.join(ROOT, 'plugins/app-conversations') },
         { id: 'app-http', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-http') },
         { id: 'app-logic', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-logic') },
+        { id: 'contacts', dependsOn: ['agents', 'conversations'], origin: path.join(ROOT, 'plugins/contacts') },
+        { id: 'outreach', dependsOn: ['agents', 'contacts'], origin: path.join(ROOT, 'plugins/outreach') },
+        { id: 'app-outreach', dependsOn: ['flows', 'app-agents', 'outreach'], origin: path.join(ROOT, 'plugins/app-outreach') },
         { id: 'app-schedule', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-schedule') },
         { id: 'tables', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/tables') },
         { id: 'app-tables', dependsOn: ['flows', 'tables'], origin: path.join(ROOT, 'plugins/app-tables') },

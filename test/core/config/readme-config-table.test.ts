@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { coreConfigSchema } from '../../../core/config/config-schema';
+import contacts from '../../../plugins/contacts';
+import conversations from '../../../plugins/conversations';
+import evaluation from '../../../plugins/evaluation';
 import flows from '../../../plugins/flows';
 import tables from '../../../plugins/tables';
 
@@ -41,7 +44,7 @@ const rows = new Map(
     }),
 );
 // The core settings, and those of the built-in plugins the README lists (under their plugin id).
-const settings = [...settingsOf(coreConfigSchema), ...[flows, tables].flatMap((plugin) => settingsOf(plugin.config ?? {}, plugin.id))];
+const settings = [...settingsOf(coreConfigSchema), ...[flows, tables, conversations, evaluation, contacts].flatMap((plugin) => settingsOf(plugin.config ?? {}, plugin.id))];
 
 describe('README.md configuration table', () => {
   it('is there', () => {

@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import supertest from 'supertest';
@@ -39,11 +39,22 @@ async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 20_0
 
 let dataDir: string;
 let port: number;
-beforeEach(() => {
+/** A port the system just gave out as free (a random pick can land on a client connection's port). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+
+beforeEach(async () => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-embedded-'));
   fs.chmodSync(parent, 0o711); // as root, the server runs as `postgres`, which must pass through
   dataDir = path.join(parent, 'data');
-  port = 30000 + crypto.randomInt(10000);
+  port = await freePort();
 });
 afterEach(() => fs.rmSync(path.dirname(dataDir), { recursive: true, force: true }));
 

@@ -76,6 +76,17 @@ describe('llm service: structured output', () => {
     });
   });
 
+  it('jsonResult returns the call’s usage, model and raw text beside the value', async () => {
+    server.reply({ json: { score: 3, reason: 'slow' }, usage: { promptTokens: 120, completionTokens: 8 }, model: 'judge-1' });
+    const llm = serviceWith();
+    const { value, result } = await llm.jsonResult({ messages: [{ role: 'user', content: 'Rate this answer' }], schema: verdictSchema });
+    const score: number = value.score;
+    expect(score).toBe(3);
+    expect(result.usage).toEqual({ promptTokens: 120, completionTokens: 8, totalTokens: 128 });
+    expect(result.model).toBe('judge-1');
+    expect(JSON.parse(result.content!)).toEqual({ score: 3, reason: 'slow' });
+  });
+
   it('accepts a plain JSON Schema and an answer wrapped in a Markdown fence', async () => {
     server.reply({ content: '```json\n{"tags": ["billing", "refund"]}\n```' });
     const llm = serviceWith();

@@ -57,6 +57,28 @@ describe('FlowCatalog boot checks', () => {
   });
 });
 
+describe('FlowCatalog: extensions of an app by another plugin', () => {
+  it('adds the triggers, actions and option lists to the app', () => {
+    const catalog = new FlowCatalog([app({ triggers: [trigger('tick')] })], [{ app: 'logic', by: 'clock', triggers: [trigger('tock')], actions: [action('wait')], options: [provider('units')] }]);
+    expect(catalog.app('logic')!.triggers!.map((t) => t.key)).toEqual(['tick', 'tock']);
+    expect(catalog.trigger('logic', 'tock')).toBeDefined();
+    expect(catalog.action('logic', 'wait')).toBeDefined();
+    expect(catalog.options('logic', 'units')).toBeDefined();
+  });
+
+  it('refuses an extension of an app nobody provides, and a key the app already has, naming the plugin', () => {
+    const unknownApp = () => new FlowCatalog([app()], [{ app: 'crm', by: 'clock', triggers: [trigger('tock')] }]);
+    expect(unknownApp).toThrow(BootError);
+    expect(unknownApp).toThrow('plugin "clock" extends flow app "crm", which no installed plugin provides');
+    expect(() => new FlowCatalog([app({ triggers: [trigger('tick')] })], [{ app: 'logic', by: 'clock', triggers: [trigger('tick')] }])).toThrow(
+      'plugin "clock" adds trigger "tick" to flow app "logic", which already has one',
+    );
+    expect(() => new FlowCatalog([app({ options: [provider('units')] })], [{ app: 'logic', by: 'clock', options: [provider('units')] }])).toThrow(
+      'plugin "clock" adds options kind "units" to flow app "logic", which already has one',
+    );
+  });
+});
+
 describe('FlowCatalog lookups', () => {
   const catalog = new FlowCatalog([
     connect({ triggers: [trigger('record_created')], actions: [action('create_record')], options: [provider('modules')] }),

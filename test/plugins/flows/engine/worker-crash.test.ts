@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { disabledPluginsExcept, startTestKernel, startWorkerProcess, type TestKernel } from '../../../../core/testing';
+import { disabledPluginsExcept, startTestKernel, startWorkerProcess, waitForExit, type TestKernel } from '../../../../core/testing';
 import { CallRecorder } from './call-recorder';
 import { AGENTS, FLOWS, PROBE, TRANSPORT, deployFlow, fire, sql, waitFor } from './engine-helpers';
 
@@ -39,7 +39,6 @@ function startWorker(log: string[]): ChildProcess {
   return child;
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', resolve)));
 
 it('a worker killed mid-flow loses and duplicates nothing: the next worker finishes every execution, no step twice', async () => {
   const flow = await deployFlow(kit, [
@@ -61,7 +60,7 @@ it('a worker killed mid-flow loses and duplicates nothing: the next worker finis
     recorder.holding = true;
     await waitFor(async () => recorder.inFlight, (n) => n >= 1, 10_000);
     crashing.kill('SIGKILL');
-    await exited(crashing);
+    await waitForExit(crashing);
     const callsByCrashed = recorder.calls.length;
     const committed = await sql(kit, 'select count(*)::int as n from flow_execution_steps');
     recorder.release(); // the answers go to a dead socket
@@ -99,12 +98,14 @@ it('a worker killed mid-flow loses and duplicates nothing: the next worker finis
     for (const [key] of repeated) repeatsPerExecution.set(key.split(':')[0], (repeatsPerExecution.get(key.split(':')[0]) ?? 0) + 1);
     expect([...repeatsPerExecution.values()].every((n) => n === 1)).toBe(true);
     expect(callsByCrashed).toBeLessThan(recorder.calls.length);
-    expect(await kit.kernel.bus.outbox.pending()).toBe(0);
+    await kit.outboxDrained();
 
     healthy.kill('SIGTERM');
-    expect(await exited(healthy)).toBe(0);
+    expect(await waitForExit(healthy)).toBe(0);
   } catch (error) {
-    throw new Error(`${(error as Error).message}\nworker stderr:\n${log.join('').slice(-4000)}`);
+    // The same error, so the report still points at the assertion that failed.
+    if (error instanceof Error) error.message += `\nworker stderr:\n${log.join('').slice(-4000)}`;
+    throw error;
   } finally {
     crashing?.kill('SIGKILL');
     healthy?.kill('SIGKILL');

@@ -183,7 +183,7 @@ describe('GET /api/v1/data/imports', () => {
   });
 
   it('has a sweep fixture that makes an import and its table', async () => {
-    const ids = await fixtures['tables.import'](kit);
+    const ids = await fixtures['tables.import'](kit, kit);
     await kit.api.get(`/api/v1/data/imports/${ids['tables.import']}`).expect(200);
     await kit.api.get(`/api/v1/data/${ids['tables.table']}`).expect(200);
   });

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { disabledPluginsExcept, startTestKernel, startWorkerProcess, type TestKernel } from '../../../../core/testing';
+import { disabledPluginsExcept, startTestKernel, startWorkerProcess, waitForExit, type TestKernel } from '../../../../core/testing';
 import { AGENTS, TABLES, finished } from './import-test-kit';
 
 /**
@@ -53,8 +53,6 @@ function startWorker(log: string[]): ChildProcess {
   return child;
 }
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
-
 async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -86,7 +84,7 @@ it('a worker killed mid-import leaves no rows behind, and the next worker import
     crashing = startWorker(log);
     await waitFor(() => site.laterRequests > 0, "the crawler to ask for the second page", 20_000);
     crashing.kill('SIGKILL');
-    await exited(crashing);
+    await waitForExit(crashing);
     expect((await kit.api.get(`/api/v1/data/imports/${uuid}`).expect(200)).body.data).toMatchObject({ status: 'running', rows_imported: 0 });
     expect(await recordCount(table)).toBe(0);
 
@@ -100,6 +98,6 @@ it('a worker killed mid-import leaves no rows behind, and the next worker import
     throw new Error(`${(error as Error).message}\nworker log:\n${log.join('')}`);
   } finally {
     for (const child of [crashing, healthy]) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await Promise.all([crashing, healthy].filter((child): child is ChildProcess => !!child).map(exited));
+    await Promise.all([crashing, healthy].filter((child): child is ChildProcess => !!child).map(waitForExit));
   }
 }, 120_000);

@@ -1,0 +1,32 @@
+import type { BusService, HttpService, LlmService, Logger } from '../../../core';
+import { CONVERSATION_TOPICS, type ConversationReader, type SessionClosedEvent } from '../../conversations';
+import type { ContactsSettings } from '../contacts-config';
+import { registerAnalyzerRoutes } from './analyzer-routes';
+import { registerApprovalRoutes } from './approval-routes';
+import { createUpdateProposer } from './propose-updates';
+
+export interface AnalyzerRuntime {
+  http: HttpService;
+  bus: BusService;
+  llm: LlmService;
+  logger: Logger;
+  conversations: ConversationReader;
+  settings: ContactsSettings;
+}
+
+/** Sessions one process analyzes at once. */
+const PROPOSER_CONCURRENCY = 4;
+
+/** Contact analyzers and approvals: routes, and the session.closed consumer that proposes updates. */
+export function registerAnalyzers(runtime: AnalyzerRuntime): void {
+  const { http, bus, settings } = runtime;
+  registerAnalyzerRoutes(http);
+  registerApprovalRoutes(http, settings);
+  const propose = createUpdateProposer(runtime);
+  // No retry policy of its own: an unavailable model is retried with the bus's attempts and backoff.
+  // Several sessions at once, since each waits on the model; sessions of one contact queue on its row lock.
+  bus.consume<SessionClosedEvent>(
+    { name: 'propose-contact-updates', topics: [CONVERSATION_TOPICS.sessionClosed], concurrency: PROPOSER_CONCURRENCY },
+    (message, { em }) => propose(message, em),
+  );
+}

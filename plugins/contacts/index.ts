@@ -1,0 +1,47 @@
+import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { conversationReaderRef } from '../conversations';
+import { registerAnalyzers } from './analyzers';
+import { contactDirectoryRef } from './contact-directory';
+import { registerContacts, createContactDirectory } from './contacts';
+import { contactsConfig, type ContactsSettings } from './contacts-config';
+import * as entities from './entities';
+import { Migration0001Contacts } from './migrations/0001-contacts';
+
+// The public API of the contacts plugin: what other plugins may import.
+export { contactDirectoryRef, type ContactDirectory, type ContactJson, type ContactItem, type UpsertOutcome } from './contact-directory';
+export { CONTACT_TOPICS, type ContactDeletedEvent } from './contacts/contact-topics';
+
+const settingsOf = (config: { get<T>(key: string): T }): ContactsSettings =>
+  Object.fromEntries(Object.keys(contactsConfig).map((key) => [key, config.get(key)])) as ContactsSettings;
+
+/**
+ * Contacts: the people agents talk to, their custom fields and settings, and the
+ * contact analyzers that suggest field updates (approvals) from each closed session.
+ */
+export default definePlugin({
+  id: 'contacts',
+  dependsOn: ['agents', 'conversations'],
+  entities: Object.values(entities),
+  migrations: [{ name: '0001-contacts', class: Migration0001Contacts }],
+  config: contactsConfig,
+  services: [
+    createServiceFactory({
+      service: contactDirectoryRef,
+      deps: { orm: coreServices.orm, tenants: coreServices.tenant, config: coreServices.config },
+      factory: ({ orm, tenants, config }) => createContactDirectory(orm, tenants, settingsOf(config)),
+    }),
+  ],
+  deps: {
+    http: coreServices.http,
+    bus: coreServices.bus,
+    llm: coreServices.llm,
+    logger: coreServices.logger,
+    config: coreServices.config,
+    conversations: conversationReaderRef,
+  },
+  init({ http, bus, llm, logger, config, conversations }) {
+    const settings = settingsOf(config);
+    registerContacts(http, bus, settings);
+    registerAnalyzers({ http, bus, llm, logger, conversations, settings });
+  },
+});

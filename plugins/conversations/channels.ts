@@ -1,0 +1,27 @@
+/**
+ * The channels a conversation runs on. `voice` (a phone call) and `chatapp_call` (a
+ * call through a chat app) are calls: their sessions are judged by the `voice`
+ * analyzer block; every other channel is text and gets the `text` block.
+ */
+export const CHANNELS = ['voice', 'sms', 'chatapp', 'chatapp_call', 'social', 'chat'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+export const VOICE_CHANNELS: readonly Channel[] = ['voice', 'chatapp_call'];
+export const isVoiceChannel = (channel: Channel): boolean => VOICE_CHANNELS.includes(channel);
+
+export const SENDERS = ['customer', 'agent', 'system'] as const;
+export type Sender = (typeof SENDERS)[number];
+
+export const MESSAGE_TYPES = ['text', 'audio', 'event'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+export const CONVERSATION_STATUSES = ['open', 'closed'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+export type SessionStatus = ConversationStatus;
+
+/**
+ * Why a session closed: the customer was idle for the timeout, its conversation
+ * closed (for a call: the call ended), or it was closed for another reason.
+ */
+export const SESSION_CLOSE_REASONS = ['timeout', 'conversation_closed'] as const;
+export type SessionCloseReason = (typeof SESSION_CLOSE_REASONS)[number];

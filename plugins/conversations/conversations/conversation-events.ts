@@ -1,0 +1,28 @@
+import type { Conversation, ConversationSession } from '../entities';
+import type { SessionCloseReason } from '../channels';
+import type { ConversationEvent, SessionClosedEvent } from '../topics';
+
+/** The payload of `conversation.opened` and `conversation.closed` (what the `conversation_status` webhook describes). */
+export const conversationEvent = (row: Conversation): ConversationEvent => ({
+  uuid: row.uuid,
+  agent_uuid: row.agentUuid,
+  contact_uuid: row.contactUuid,
+  channel: row.channel,
+  channel_label: row.channelLabel,
+  status: row.status,
+  started_at: row.startedAt.toISOString(),
+  ended_at: row.endedAt ? row.endedAt.toISOString() : null,
+});
+
+/** The payload of `session.closed`, of a session that has just closed. */
+export const sessionClosedEvent = (row: ConversationSession, reason: SessionCloseReason): SessionClosedEvent => ({
+  session_uuid: row.uuid,
+  conversation_uuid: row.conversationUuid,
+  agent_uuid: row.agentUuid,
+  contact_uuid: row.contactUuid,
+  channel: row.channel,
+  started_at: row.startedAt.toISOString(),
+  ended_at: (row.endedAt ?? new Date()).toISOString(),
+  message_count: row.messageCount,
+  reason,
+});

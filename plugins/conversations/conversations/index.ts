@@ -1,0 +1,23 @@
+import type { BusService, HttpService } from '../../../core';
+import type { AgentDirectory } from '../../agents';
+import type { SessionizationProvider } from '../sessionization-policy';
+import { registerConversationRoutes } from './conversation-routes';
+import { registerIdleSessionCloser } from './idle-session-closer';
+import { registerMessageRoutes } from './message-routes';
+import { registerSessionRoutes } from './session-routes';
+
+export interface ConversationsRuntime {
+  http: HttpService;
+  bus: BusService;
+  agents: AgentDirectory;
+  /** The evaluation plugin's provider, else the configured default for every agent. */
+  sessionization: SessionizationProvider;
+}
+
+/** Conversation, message, close and session routes, and the consumer that closes idle sessions. */
+export function registerConversations(runtime: ConversationsRuntime): void {
+  registerConversationRoutes(runtime);
+  registerMessageRoutes(runtime);
+  registerSessionRoutes(runtime);
+  registerIdleSessionCloser(runtime);
+}

@@ -1,0 +1,5 @@
+import type { ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
+import { fixtures as conversations } from './conversations/testing-fixtures';
+
+/** How the cross-tenant sweep (and plugin tests) make the conversations plugin's resources. */
+export const fixtures: ResourceFixtures = { ...conversations };

@@ -1,0 +1,45 @@
+import { coreServices, definePlugin } from '../../core';
+import { agentDirectoryRef, agentSettingsSlots } from '../agents';
+import { conversationReaderRef, sessionizationProvider } from '../conversations';
+import * as entities from './entities';
+import { evaluationConfig, type EvaluationSettings } from './evaluation-config';
+import { registerEvaluator } from './evaluator';
+import { Migration0001Evaluation } from './migrations/0001-evaluation';
+import { evaluateOverrides, evaluationSlot, sessionizationFromSettings } from './settings';
+
+// The public API of the evaluation plugin: what other plugins may import.
+export { EVALUATION_TOPICS, type SessionEvaluatedEvent } from './topics';
+export { ANALYZERS, EVALUATION_MODES, type AnalyzerName, type EvaluationMode } from './settings/evaluate-values';
+
+const settingsOf = (config: { get<T>(key: string): T }): EvaluationSettings =>
+  Object.fromEntries(Object.keys(evaluationConfig).map((key) => [key, config.get(key)])) as EvaluationSettings;
+
+/**
+ * Evaluation: every closed session is judged by the analyzers its agent's evaluate
+ * settings enable (one model call each, or one batched call), and the verdicts are
+ * stored as evaluation records, listed and aggregated. The settings also decide how
+ * the conversations plugin cuts sessions.
+ */
+export default definePlugin({
+  id: 'evaluation',
+  dependsOn: ['agents', 'conversations'],
+  entities: Object.values(entities),
+  migrations: [{ name: '0001-evaluation', class: Migration0001Evaluation }],
+  config: evaluationConfig,
+  contributes: [agentSettingsSlots.add(evaluationSlot), sessionizationProvider.add(sessionizationFromSettings)],
+  deps: {
+    http: coreServices.http,
+    bus: coreServices.bus,
+    llm: coreServices.llm,
+    logger: coreServices.logger,
+    config: coreServices.config,
+    agents: agentDirectoryRef,
+    conversations: conversationReaderRef,
+  },
+  init({ http, bus, llm, logger, config, agents, conversations }) {
+    evaluateOverrides.registerRoutes(http, agents);
+    registerEvaluator({ http, bus, llm, logger, agents, conversations, settings: settingsOf(config) });
+    // An agent's override goes with the agent; its evaluations stay (history).
+    evaluateOverrides.forgetDeletedAgents(bus);
+  },
+});

@@ -1,0 +1,63 @@
+import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { agentDirectoryRef } from '../agents';
+import { contactDirectoryRef } from '../contacts';
+import { registerCampaigns } from './campaigns';
+import { campaignSecretColumn } from './campaigns/campaign-secret';
+import * as entities from './entities';
+import { forgetDeletedContacts } from './forget-deleted-contact';
+import { Migration0001Outreach } from './migrations/0001-outreach';
+import { createOutreachTasks, outreachTasksRef } from './outreach-tasks';
+import { createScheduler } from './tasks/task-scheduling';
+import { createTaskScheduler, registerTasks } from './tasks';
+import { builtInExecutors } from './tasks/built-in-executors';
+import { taskExecutors } from './tasks/task-executors';
+import { taskSecretColumn } from './tasks/task-secret';
+
+// The public API of the outreach plugin: what other plugins may import.
+export { taskExecutors, type TaskExecutor, type TaskExecutionContext } from './tasks/task-executors';
+export type { TaskJson } from './tasks/task-view';
+export { outreachTasksRef, type OutreachTasks, type TaskCreateBody } from './outreach-tasks';
+export { TASK_TOPICS, type TaskEvent } from './tasks/task-topics';
+export { TaskCreate } from './tasks/task-schemas';
+
+/**
+ * Outreach: rules, campaigns, pools and listings of contacts, and tasks, the scheduled
+ * units of work an agent executes, run on the bus by the executor of their type.
+ */
+export default definePlugin({
+  id: 'outreach',
+  dependsOn: ['agents', 'contacts'],
+  entities: Object.values(entities),
+  migrations: [{ name: '0001-outreach', class: Migration0001Outreach }],
+  provides: [taskExecutors],
+  contributes: builtInExecutors.map((executor) => taskExecutors.add(executor)),
+  services: [
+    createServiceFactory({
+      service: outreachTasksRef,
+      deps: { orm: coreServices.orm, bus: coreServices.bus, tenants: coreServices.tenant, secrets: coreServices.secrets, agents: agentDirectoryRef, contacts: contactDirectoryRef },
+      factory: ({ orm, bus, tenants, secrets, agents, contacts }, { extensions }) =>
+        createOutreachTasks(orm, createScheduler(bus), tenants, { agents, contacts, secrets, executors: extensions.items(taskExecutors) }),
+    }),
+  ],
+  deps: {
+    http: coreServices.http,
+    bus: coreServices.bus,
+    egress: coreServices.egress,
+    logger: coreServices.logger,
+    secrets: coreServices.secrets,
+    agents: agentDirectoryRef,
+    contacts: contactDirectoryRef,
+  },
+  init({ http, bus, egress, logger, secrets, agents, contacts }, { extensions }) {
+    // The write-only webhook secrets, sealed for their tenant: `switchboard secrets rotate` re-seals them.
+    secrets.declareColumn(taskSecretColumn);
+    secrets.declareColumn(campaignSecretColumn);
+    const executors = extensions.items(taskExecutors);
+    const runtime = { http, bus, egress, logger, secrets, agents, contacts, executors };
+    const scheduler = createTaskScheduler(runtime);
+    // Static paths first (`/tasks`), then the campaign area's.
+    registerTasks(runtime, scheduler);
+    registerCampaigns({ http, bus, logger, secrets, agents, contacts, tasks: scheduler, taskTypes: new Set(executors.map((executor) => executor.type)) });
+    forgetDeletedContacts(bus);
+  },
+});
