@@ -4,7 +4,9 @@ import { TenantScopedEntity } from './tenant-scoped-entity';
 
 /**
  * A tenant-scoped row that belongs to a parent row of the same tenant, through a foreign
- * key to that parent with `deleteRule: 'cascade'` (a listing's contacts, a pool's items).
+ * key to that parent that cascades deletes (a `ManyToOne` with `deleteRule: 'cascade'`,
+ * or a `statementForeignKey` for rows written a thousand at a time: a listing's
+ * contacts, a pool's items).
  * It keeps `tenant_uuid`, so the tenant filter and stamping work as for any tenant-scoped
  * entity, but with no foreign key or index of its own on it: deleting the tenant deletes
  * the parent, which deletes these rows; and a bulk insert of thousands of them would

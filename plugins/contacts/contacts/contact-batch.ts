@@ -20,15 +20,39 @@ interface Draft {
 
 type MutableRow = Record<string, unknown> & ContactRow;
 
-// The recordset the write statements read drafts from: every text member is a column of the same name.
-const RECORDSET = `x(uuid uuid, ${TEXT_MEMBERS.map((member) => `${member} text`).join(', ')}, custom_fields jsonb)`;
 const TEXT_COLUMNS = TEXT_MEMBERS.join(', ');
 
-const recordOf = ({ row }: Draft) => ({
-  uuid: row.uuid,
-  ...Object.fromEntries(TEXT_MEMBERS.map((member) => [member, (row as MutableRow)[MEMBER_PROPERTY[member]] ?? null])),
-  custom_fields: row.customFields,
-});
+/**
+ * The two write statements read the drafts in different shapes, each the faster for its
+ * statement (measured with 1,000 drafts at 100,000 contacts):
+ * - the insert zips one array parameter per column (`unnest`): 44 ms, against 53 ms for
+ *   one JSON document read with `jsonb_to_recordset`;
+ * - the update joins a JSON recordset, which the planner takes for a few rows and probes
+ *   by primary key: 46 ms, against 60 ms for `unnest`, whose 1,000 rows it knows and
+ *   hashes (and, without `uuid = any(...)` beside it, hashes every contact of the tenant).
+ */
+const insertedRows = (first: number) =>
+  `unnest($${first}::uuid[], ${TEXT_MEMBERS.map((_, i) => `$${first + 1 + i}::text[]`).join(', ')}, $${first + 1 + TEXT_MEMBERS.length}::jsonb[]) ` +
+  `as x(uuid, ${TEXT_COLUMNS}, custom_fields)`;
+
+/** The parameters of `insertedRows`: a column array each. */
+const insertedColumns = (drafts: readonly Draft[]): unknown[] => [
+  drafts.map(({ row }) => row.uuid),
+  ...TEXT_MEMBERS.map((member) => drafts.map(({ row }) => (row as MutableRow)[MEMBER_PROPERTY[member]] ?? null)),
+  drafts.map(({ row }) => JSON.stringify(row.customFields)),
+];
+
+const UPDATED_RECORDSET = `x(uuid uuid, ${TEXT_MEMBERS.map((member) => `${member} text`).join(', ')}, custom_fields jsonb)`;
+
+/** The JSON document the update's recordset reads: every text member is a field of the same name. */
+const updatedRecords = (drafts: readonly Draft[]): string =>
+  JSON.stringify(
+    drafts.map(({ row }) => ({
+      uuid: row.uuid,
+      ...Object.fromEntries(TEXT_MEMBERS.map((member) => [member, (row as MutableRow)[MEMBER_PROPERTY[member]] ?? null])),
+      custom_fields: row.customFields,
+    })),
+  );
 
 export const CONCURRENT_WRITE = 'belongs to a contact a concurrent request created meanwhile: send the item again to update it';
 
@@ -181,8 +205,8 @@ export class ContactBatch {
         await boundQuery(
           this.em,
           `update contacts as c set ${TEXT_MEMBERS.map((member) => `${member} = x.${member}`).join(', ')}, custom_fields = x.custom_fields, updated_at = $1::timestamptz ` +
-            `from jsonb_to_recordset($2::jsonb) as ${RECORDSET} where c.tenant_uuid = $3 and c.uuid = x.uuid`,
-          [this.now, JSON.stringify(updates.map(recordOf)), this.tenantUuid],
+            `from jsonb_to_recordset($2::jsonb) as ${UPDATED_RECORDSET} where c.tenant_uuid = $3 and c.uuid = x.uuid`,
+          [this.now, updatedRecords(updates), this.tenantUuid],
         );
       }
     } catch (error) {
@@ -196,8 +220,8 @@ export class ContactBatch {
       this.em,
       `insert into contacts (uuid, tenant_uuid, created_at, updated_at, ${TEXT_COLUMNS}, custom_fields, opted_out) ` +
         `select x.uuid, $1, $2::timestamptz, $2::timestamptz, ${TEXT_MEMBERS.map((member) => `x.${member}`).join(', ')}, x.custom_fields, false ` +
-        `from jsonb_to_recordset($3::jsonb) as ${RECORDSET} on conflict do nothing returning uuid`,
-      [this.tenantUuid, this.now, JSON.stringify(inserts.map(recordOf))],
+        `from ${insertedRows(3)} on conflict do nothing returning uuid`,
+      [this.tenantUuid, this.now, ...insertedColumns(inserts)],
     );
     const written = new Set(inserted.map((row) => row.uuid));
     return new Set(inserts.map((draft) => draft.row.uuid).filter((uuid) => !written.has(uuid)));

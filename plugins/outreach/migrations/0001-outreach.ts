@@ -1,10 +1,15 @@
 import { Migration } from '@mikro-orm/migrations';
+import { LISTING_CONTACTS_LISTING_KEY, POOL_ITEMS_POOL_KEY } from '../entities/membership-keys';
 
 /**
  * Outreach: rules, campaigns and their rules, pools and pool items, listings and their
  * contacts, tasks (generated from the entities with getCreateSchemaSQL). Contact and
- * agent uuids have no foreign keys: those tables belong to other plugins.
+ * agent uuids have no foreign keys: those tables belong to other plugins. Pool items and
+ * listing contacts reach their pool or listing through a foreign key checked once per
+ * statement (`statementForeignKey`): they are written a thousand at a time.
  */
+const MEMBERSHIP_KEYS = [POOL_ITEMS_POOL_KEY, LISTING_CONTACTS_LISTING_KEY];
+
 export class Migration0001Outreach extends Migration {
   override up(): void {
     this.addSql(`create table "tasks" ("uuid" uuid not null, "tenant_uuid" uuid not null, "created_at" timestamptz not null, "updated_at" timestamptz not null, "title" text not null default '', "type" text not null, "agent_uuid" uuid not null, "contact_uuid" uuid not null, "campaign_uuid" uuid null, "pool_uuid" uuid null, "rule_uuid" uuid null, "scheduled_at" timestamptz not null, "description" text not null default '', "timezone" text null, "priority" int not null default 5, "expires_at" timestamptz null, "max_retry_attempts" int not null default 3, "retry_interval_minutes" int not null default 60, "retry_strategy" text not null default 'fixed', "retry_schedule" jsonb null, "task_data" jsonb not null, "webhook_secret" text null, "metadata" jsonb not null, "auto_queue" boolean not null default false, "status" text not null default 'pending', "attempts" int not null default 0, "last_attempt_at" timestamptz null, "next_attempt_at" timestamptz null, "started_at" timestamptz null, "finished_at" timestamptz null, "last_error" text null, "result" jsonb null, primary key ("uuid"));`);
@@ -40,15 +45,15 @@ export class Migration0001Outreach extends Migration {
     this.addSql(`alter table "campaigns" add constraint "campaigns_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "pools" add constraint "pools_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "pools" add constraint "pools_campaign_uuid_foreign" foreign key ("campaign_uuid") references "campaigns" ("uuid") on delete cascade;`);
-    this.addSql(`alter table "pool_items" add constraint "pool_items_pool_uuid_foreign" foreign key ("pool_uuid") references "pools" ("uuid") on delete cascade;`);
     this.addSql(`alter table "listings" add constraint "listings_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "listings" add constraint "listings_pool_uuid_foreign" foreign key ("pool_uuid") references "pools" ("uuid") on delete set null;`);
-    this.addSql(`alter table "listing_contacts" add constraint "listing_contacts_listing_uuid_foreign" foreign key ("listing_uuid") references "listings" ("uuid") on delete cascade;`);
     this.addSql(`alter table "campaign_rules" add constraint "campaign_rules_tenant_uuid_foreign" foreign key ("tenant_uuid") references "tenants" ("uuid") on delete cascade;`);
     this.addSql(`alter table "campaign_rules" add constraint "campaign_rules_campaign_uuid_foreign" foreign key ("campaign_uuid") references "campaigns" ("uuid") on delete cascade;`);
     this.addSql(`alter table "campaign_rules" add constraint "campaign_rules_rule_uuid_foreign" foreign key ("rule_uuid") references "outreach_rules" ("uuid") on delete cascade;`);
+    for (const key of MEMBERSHIP_KEYS) for (const sql of key.up) this.addSql(sql);
   }
   override down(): void {
+    for (const key of MEMBERSHIP_KEYS) for (const sql of key.down) this.addSql(sql);
     this.addSql('drop table if exists "tasks" cascade;');
     this.addSql('drop table if exists "listing_contacts" cascade;');
     this.addSql('drop table if exists "listings" cascade;');

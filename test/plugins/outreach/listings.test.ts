@@ -118,6 +118,28 @@ describe('POST /api/v1/listings/{uuid}/contacts', () => {
     expect(await membersOf(tenant.api, `/api/v1/listings/${listing.uuid}/contacts`)).toHaveLength(3);
   });
 
+  it('keeps every character of the values it writes, created and updated (they travel as array parameters)', async () => {
+    const listing = await createListing(kit.api);
+    const awkward = {
+      name: 'O"Brien \\ {a,b} NULL',
+      company: '"quoted", with comma',
+      city: 'Zürich 東京 🚀',
+      lead_source: 'NULL',
+      note: 'she said "hi" \\o/ {1,"2"} \u0001 🚀',
+    };
+    expect(await upload(kit.api, listing.uuid, [{ email: 'awkward@example.com', ...awkward }])).toMatchObject({ created: 1, failed: [] });
+    const [uuid] = await membersOf(kit.api, `/api/v1/listings/${listing.uuid}/contacts`);
+    const created = (await kit.api.get(`/api/v1/contacts/${uuid}`).expect(200)).body.data;
+    const { note, ...members } = awkward;
+    expect(created).toMatchObject({ ...members, email: 'awkward@example.com', custom_fields: { note } });
+
+    const changed = { name: 'D\'Arcy "2" \\\\', company: '}{', note: 'a,"b"' };
+    const result = await upload(kit.api, listing.uuid, [{ email: 'awkward@example.com', ...changed }]);
+    expect(result).toMatchObject({ created: 0, updated: 1, failed: [] });
+    const read = (await kit.api.get(`/api/v1/contacts/${uuid}`).expect(200)).body.data;
+    expect(read).toMatchObject({ name: changed.name, company: changed.company, city: awkward.city, lead_source: 'NULL', custom_fields: { note: 'a,"b"' } });
+  });
+
   it('refuses a body with no contact, more than 1,000, or a member of the wrong type, with 422', async () => {
     const listing = await createListing(kit.api);
     await kit.api.post(`/api/v1/listings/${listing.uuid}/contacts`).send({ contacts: [] }).expect(422);
