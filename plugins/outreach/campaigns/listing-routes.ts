@@ -170,18 +170,21 @@ export function registerListingRoutes(runtime: CampaignsRuntime): void {
         let updated = 0;
         const failed: Array<{ index: number; errors: Record<string, string[]> }> = [];
         const kept: string[] = [];
+        const createdNow = new Set<string>();
         for (const outcome of outcomes) {
           if (outcome.status === 'failed') {
             failed.push({ index: outcome.index, errors: outcome.errors });
             continue;
           }
-          if (outcome.status === 'created') created++;
-          else updated++;
+          if (outcome.status === 'created') {
+            created++;
+            createdNow.add(outcome.contact_uuid);
+          } else updated++;
           kept.push(outcome.contact_uuid);
         }
-        await addToListing(em, tenant.uuid, listing.uuid, kept);
+        await addToListing(em, tenant.uuid, listing.uuid, kept, createdNow);
         const pool = listing.poolUuid ? await findByUuid(em, Pool, listing.poolUuid) : null;
-        const fed = pool ? await feedPool(runtime, em, tenant.uuid, pool, kept) : null;
+        const fed = pool ? await feedPool(runtime, em, tenant.uuid, pool, kept, createdNow) : null;
         return { success: true, message: 'Success', data: { created, updated, failed, tasks_created: fed?.tasksCreated ?? 0 } };
       },
     }),

@@ -18,9 +18,17 @@ export interface PoolFeedResult {
  * status decides here) or wholly after (it sees these pool items): no contact falls
  * between an import and an add.
  */
-export async function feedPool(services: CampaignTaskServices, em: EntityManager, tenantUuid: string, pool: Pool, contactUuids: readonly string[]): Promise<PoolFeedResult> {
+export async function feedPool(
+  services: CampaignTaskServices,
+  em: EntityManager,
+  tenantUuid: string,
+  pool: Pool,
+  contactUuids: readonly string[],
+  /** Contacts this transaction created (see `addToPool`). */
+  createdNow?: ReadonlySet<string>,
+): Promise<PoolFeedResult> {
   const campaign = await findCampaign(em, pool.campaignUuid, 'share');
-  const added = await addToPool(em, tenantUuid, pool.uuid, contactUuids);
+  const added = await addToPool(em, tenantUuid, pool.uuid, contactUuids, createdNow);
   const tasksCreated = campaign.status === 'active' && added.length > 0 ? await createCampaignTasks(services, em, campaign, { poolUuid: pool.uuid, contactUuids: added }) : 0;
   return { added: added.length, tasksCreated };
 }

@@ -140,6 +140,21 @@ describe('POST /api/v1/listings/{uuid}/contacts', () => {
     expect(read).toMatchObject({ name: changed.name, company: changed.company, city: awkward.city, lead_source: 'NULL', custom_fields: { note: 'a,"b"' } });
   });
 
+  it('a contact that two items of one upload name (created by the first) joins the listing and its pool once', async () => {
+    const tenant = await kit.createTenant();
+    const pool = await createPool(tenant.api, (await createCampaign(tenant.api)).uuid);
+    const listing = await createListing(tenant.api, { pool_uuid: pool.uuid });
+    const result = await upload(tenant.api, listing.uuid, [
+      { phone_number: '+34600000077', name: 'First' },
+      { phone_number: '+34 600 000 077', name: 'Second' },
+    ]);
+    expect(result).toEqual({ created: 1, updated: 1, failed: [], tasks_created: 0 });
+    const members = await membersOf(tenant.api, `/api/v1/listings/${listing.uuid}/contacts`);
+    expect(members).toHaveLength(1);
+    expect(await membersOf(tenant.api, `/api/v1/pools/${pool.uuid}/contacts`)).toEqual(members);
+    expect((await tenant.api.get(`/api/v1/contacts/${members[0]}`).expect(200)).body.data.name).toBe('Second');
+  });
+
   it('refuses a body with no contact, more than 1,000, or a member of the wrong type, with 422', async () => {
     const listing = await createListing(kit.api);
     await kit.api.post(`/api/v1/listings/${listing.uuid}/contacts`).send({ contacts: [] }).expect(422);
