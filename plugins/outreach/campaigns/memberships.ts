@@ -26,7 +26,7 @@ async function addMembers(
 ): Promise<string[]> {
   const unique = [...new Set(contactUuids)];
   const fresh = unique.filter((uuid) => createdNow.has(uuid));
-  const known = createdNow.size === 0 ? unique : unique.filter((uuid) => !createdNow.has(uuid));
+  const known = unique.filter((uuid) => !createdNow.has(uuid));
   const now = new Date();
   const insert = (contacts: string[], conflicts: string) =>
     boundQuery<{ contact_uuid: string }>(
