@@ -15,7 +15,7 @@ export {
   type ReadinessService,
   type ProcessRole,
 } from './services/core-services';
-export { defineRoute, Reply, type RouteDefinition, type HandlerContext, type HttpMethod, type RouteAuth, type Scope } from './http/route';
+export { defineRoute, Reply, JsonText, type RouteDefinition, type HandlerContext, type HttpMethod, type RouteAuth, type Scope } from './http/route';
 export {
   HttpError,
   BadRequestError,

@@ -33,6 +33,25 @@ export interface HandlerContext<P, Q, B> {
   file?: UploadedFile;
 }
 
+/**
+ * A response body already serialized as JSON, written as it is. For a hot path that
+ * builds its JSON faster than JSON.stringify of objects would (the message export).
+ * The kernel does not parse or check it: the route's `response` schema still documents
+ * it, and the route's tests must prove the text matches that schema.
+ */
+export class JsonText {
+  constructor(
+    /** The JSON as text, or as its UTF-8 bytes. */
+    readonly text: string | Uint8Array,
+    /**
+     * Called once the response has been handed to the operating system, so that bytes
+     * lent from a pool of buffers can go back to it. Not called if the connection
+     * dropped first: the buffer is then left to the garbage collector.
+     */
+    readonly afterSent?: () => void,
+  ) {}
+}
+
 /** Return this from a handler to choose the status or add headers. */
 export class Reply {
   constructor(

@@ -1,6 +1,7 @@
-import { ForbiddenError, ValidationError, defineRoute, type FieldErrors, type HttpService, type Static } from '../../../core';
+import { ForbiddenError, JsonText, ValidationError, defineRoute, type FieldErrors, type HttpService, type Static } from '../../../core';
 import { decodeCursor, encodeCursor, filtersFingerprint, type CursorPosition, type ExportFilters } from './export-cursor';
 import { canonicalInstant } from './export-instant';
+import { ExportPageWriter } from './export-page-json';
 import { readPage } from './export-page';
 import { ExportPageSchema, exportQuery } from './export-schemas';
 
@@ -29,11 +30,10 @@ export function registerMessageExportRoute(http: HttpService, maxLimit: number):
       errors: [403],
       handler: async ({ query, em, tenant }) => {
         const { filters, after, limit } = readQuery(query, tenant.uuid);
-        const page = await readPage(em, { filters, after, limit });
-        if (page.disabled) throw new ForbiddenError(EXPORT_DISABLED);
-        const last = page.rows.at(-1);
-        const nextCursor = page.hasMore && last ? encodeCursor({ createdAt: canonicalInstant(last.created_at)!, uuid: last.message_uuid }, filtersFingerprint(filters)) : null;
-        return { meta: {}, messages: page.rows, pagination: { next_cursor: nextCursor, has_more: page.hasMore, limit } };
+        const fingerprint = filtersFingerprint(filters);
+        const read = await readPage(em, { filters, after, limit }, new ExportPageWriter(limit, (last) => encodeCursor(last, fingerprint)));
+        if (read.disabled) throw new ForbiddenError(EXPORT_DISABLED);
+        return new JsonText(read.page.json, read.page.release);
       },
     }),
   );

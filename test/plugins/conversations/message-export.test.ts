@@ -140,14 +140,64 @@ describe('GET /api/v1/analytics/messages: shape and order', () => {
     const tenant = await kit.createTenant();
     await seedMany(tenant.tenant.uuid, await thread(tenant.tenant.uuid, 'voice'), 5);
     const pool: any = await kit.kernel.orm.em.getConnection().getNativeClient();
-    const spy = jest.spyOn(pool, 'query');
+    const queries = jest.spyOn(pool, 'query');
+    // The statements run on the pool's clients, which the pool keeps: each is watched only while it is out.
+    const statements: string[] = [];
+    const connect = pool.connect.bind(pool);
+    const connects = jest.spyOn(pool, 'connect').mockImplementation(async () => {
+      const client = await connect();
+      const query = client.query;
+      const release = client.release;
+      client.query = (statement: any, ...rest: unknown[]) => {
+        statements.push(statement?.text ?? statement);
+        return query.call(client, statement, ...rest);
+      };
+      client.release = (...args: unknown[]) => {
+        client.query = query;
+        client.release = release;
+        return release.apply(client, args);
+      };
+      return client;
+    });
     try {
-      const first = (await exportPage(tenant.api, { limit: 2, channel: 'voice', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' }).expect(200)).body;
-      await exportPage(tenant.api, { limit: 2, channel: 'voice', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z', cursor: first.pagination.next_cursor }).expect(200);
-      expect(spy.mock.calls.map(([statement]: any[]) => statement.name)).toEqual(['conversations.export.channel.from.to', 'conversations.export.channel.from.to.after']);
+      const filters = { limit: 2, channel: 'voice', from: '2024-01-01T00:00:00Z', to: '2025-01-01T00:00:00Z' };
+      const first = (await exportPage(tenant.api, filters).expect(200)).body;
+      await exportPage(tenant.api, { ...filters, cursor: first.pagination.next_cursor }).expect(200);
+      expect(queries).not.toHaveBeenCalled();
+      // The authentication's own lookups aside, each page is one statement.
+      const exports = statements.filter((statement) => /conversation_messages|message_export_settings/.test(statement));
+      expect(exports).toHaveLength(2);
+      for (const statement of exports) {
+        expect(statement).toMatch(/^copy \(select .* limit 3\) to stdout$/);
+        expect(statement).toContain(`m."channel" = 'voice'`);
+        expect(statement).toContain(`m."created_at" >= '2024-01-01T00:00:00.000000Z'::timestamptz`);
+        expect(statement).toContain(`m."created_at" < '2025-01-01T00:00:00.000000Z'::timestamptz`);
+      }
+      // Only the second page starts after a position.
+      expect(exports.map((statement) => statement.includes('(m."created_at", m."uuid") >'))).toEqual([false, true]);
     } finally {
-      spy.mockRestore();
+      queries.mockRestore();
+      connects.mockRestore();
     }
+  });
+
+  it('returns awkward text exactly as stored, written as JSON.stringify writes it', async () => {
+    const tenant = await kit.createTenant();
+    const t = await thread(tenant.tenant.uuid);
+    const awkward = ['say "hi"', 'back\\slash \\N', 'line\nbreak\ttab\rcr', 'bs\b ff\f vt\v', 'bell\u0007 esc\u001b del\u007f', 'emoji 👋 and é, 日本語', 'line\u2028separator', '\\N', '', '{"json":[1,2]}'];
+    const uuids = await seed(
+      tenant.tenant.uuid,
+      t,
+      awkward.map((content, index) => ({ createdAt: `2024-05-01T10:00:${String(index).padStart(2, '0')}Z`, content })),
+    );
+    await sql(`update conversation_messages set channel_label = null, contact_uuid = null where uuid = ?`, [uuids[0]]);
+    await sql(`update conversation_messages set channel_label = ? where uuid = ?`, ['label "\\\t', uuids[1]]);
+    const res = await exportPage(tenant.api).expect(200);
+    expect(res.body.messages.map((message: { content: string }) => message.content)).toEqual(awkward);
+    expect(res.body.messages[0]).toMatchObject({ message_uuid: uuids[0], channel_label: null, contact_uuid: null });
+    expect(res.body.messages[1].channel_label).toBe('label "\\\t');
+    expect(res.text).toBe(JSON.stringify(res.body));
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
   });
 
   it('an empty workspace answers an empty page', async () => {
