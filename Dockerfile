@@ -14,9 +14,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 COPY . .
-# DATA_DIR (./data) is only used by the embedded PostgreSQL, when DATABASE_URL is empty.
-RUN mkdir -p /app/data && chown node:node /app/data
+# Written by the node user: DATA_DIR (./data, only used by the embedded PostgreSQL, when
+# DATABASE_URL is empty) and the compiled-TypeScript cache of bin/register-ts.js.
+RUN mkdir -p /app/data /app/node_modules/.cache/switchboard-ts && chown node:node /app/data /app/node_modules/.cache/switchboard-ts
 
 USER node
 EXPOSE 8080
-CMD ["node", "bin/switchboard.js", "serve"]
+CMD ["node", "--max-semi-space-size=8", "bin/switchboard.js", "serve"]

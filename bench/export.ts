@@ -40,7 +40,7 @@ import path from 'node:path';
 import { Client, types } from 'pg';
 import { fmt, median, numberEnv, printTable, round3 } from './lib/bench-stats';
 import { seedMessages } from './lib/export-seed';
-import { CLI, removeInstallation, jsonRequest, prepareInstallation, stopChildren, waitReady, type BenchInstallation } from './lib/switchboard-process';
+import { CLI, removeInstallation, jsonRequest, prepareInstallation, stopChildren, waitReady, type BenchInstallation, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'export.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -127,7 +127,7 @@ async function main() {
     console.log(`  seeded and vacuumed in ${fmt((performance.now() - seedStarted) / 1000, 1)} s`);
 
     const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    child = spawn(process.execPath, [...flags, CLI, 'serve'], { env: setup.env, stdio: ['ignore', 'ignore', 'inherit'] });
+    child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, CLI, 'serve'], { env: setup.env, stdio: ['ignore', 'ignore', 'inherit'] });
     await waitReady(setup.port);
 
     // Warm-up: one pass of each, so both read a table already in memory.

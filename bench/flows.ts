@@ -46,7 +46,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
-import { CLI, dropDatabase, jsonRequest, prepareInstallation, stopChildren, waitReady } from './lib/switchboard-process';
+import { CLI, dropDatabase, jsonRequest, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'flows.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -93,7 +93,7 @@ async function expectStatus(promise: Promise<{ status: number; body: any }>, sta
 async function setUp(): Promise<Setup> {
   const { name, databaseUrl, port, env, token, tenantUuid } = await prepareInstallation({ serverUrl: SERVER_URL, prefix: 'sb_bench_flows', amqpUrl: AMQP_URL, tenant: TENANT });
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const children = ['serve', 'worker'].map((role) => spawn(process.execPath, [...flags, CLI, role], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
+  const children = ['serve', 'worker'].map((role) => spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, CLI, role], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   await waitReady(port);
 
   const flow = (await expectStatus(request(port, token, 'POST', '/api/v1/flow', { name: 'bench' }), 201, 'create flow')).data;

