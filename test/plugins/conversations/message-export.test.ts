@@ -452,6 +452,21 @@ describe('filters and tenants', () => {
     await exportPage(mine.api).expect(200);
   });
 
+  it('keeps pages read at the same time apart, across tenants (pages are written into reused buffers)', async () => {
+    const tenants = [await kit.createTenant(), await kit.createTenant()];
+    for (const [index, tenant] of tenants.entries()) {
+      await seedMany(tenant.tenant.uuid, await thread(tenant.tenant.uuid), 1500 + 500 * index, `2024-0${index + 3}-01T00:00:00Z`);
+    }
+    // Each page read alone first; then the same pages, twelve at a time, interleaved.
+    const pages = tenants.map((tenant) => ({ tenant, params: { limit: 1000 } }));
+    const alone = await Promise.all(pages.map(async ({ tenant, params }) => (await exportPage(tenant.api, params).expect(200)).text));
+    const together = await Promise.all(Array.from({ length: 12 }, (_, index) => exportPage(pages[index % 2].tenant.api, pages[index % 2].params).expect(200)));
+    together.forEach((res, index) => expect(res.text).toBe(alone[index % 2]));
+    const tenantOf = (text: string) => new Set(JSON.parse(text).messages.map((row: { conversation_uuid: string }) => row.conversation_uuid));
+    expect(tenantOf(alone[0]).size).toBe(1);
+    expect([...tenantOf(alone[0])]).not.toEqual([...tenantOf(alone[1])]);
+  });
+
   it('needs a token', async () => {
     await kit.client({ host: `${kit.tenant.slug}.${kit.kernel.config.core.baseDomain}` }).get(EXPORT).expect(401);
   });
