@@ -76,7 +76,8 @@ export class ExportPageWriter implements CopyOutReader<ExportPageJson> {
   private hasMore = false;
   /** Where the last written row's uuid and created_at are in `out`: the next page's cursor. */
   private lastUuidAt = -1;
-  private lastCreatedAt: [start: number, end: number] = [-1, -1];
+  private lastCreatedAtStart = -1;
+  private lastCreatedAtEnd = -1;
 
   constructor(
     private readonly limit: number,
@@ -115,9 +116,9 @@ export class ExportPageWriter implements CopyOutReader<ExportPageJson> {
       } else if (column === CREATED_AT) {
         let valueEnd = i;
         while (valueEnd < end && input[valueEnd] !== NEWLINE) valueEnd++;
-        const start = o;
+        this.lastCreatedAtStart = o;
         o = writeInstant(input, i, valueEnd, out, o);
-        this.lastCreatedAt = [start, o];
+        this.lastCreatedAtEnd = o;
         i = valueEnd + 1;
       } else {
         o = writeText(input, i, out, o);
@@ -148,7 +149,7 @@ export class ExportPageWriter implements CopyOutReader<ExportPageJson> {
 
   private lastPosition(): CursorPosition {
     const uuid = this.out.toString('latin1', this.lastUuidAt, this.lastUuidAt + 36);
-    return { uuid, createdAt: canonicalInstant(this.out.toString('latin1', ...this.lastCreatedAt))! };
+    return { uuid, createdAt: canonicalInstant(this.out.toString('latin1', this.lastCreatedAtStart, this.lastCreatedAtEnd))! };
   }
 
   private reserve(bytes: number): void {
