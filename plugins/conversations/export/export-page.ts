@@ -15,7 +15,7 @@ import type { CursorPosition, ExportFilters } from './export-cursor';
  *   text lines, which export-page-json.ts turns into the page's JSON byte by byte as
  *   they arrive, with no JavaScript string or object per value. Reading the rows as a
  *   query through `pg` (a string per value, an object per row), then JSON.stringify:
- *   the export ran at 0.36-0.43 of bench/export's raw SELECT; this way, at 0.52-0.62.
+ *   the export ran at 0.36-0.43 of bench/export's raw SELECT; this way, at 0.52-0.63.
  *   Building the JSON in PostgreSQL (json_build_object, row_to_json, concatenation)
  *   measured slower than either, about 10 µs a row;
  * - COPY takes no bind parameters, so the values are literals in the statement, which

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { EXPORT_COLUMNS, ExportPageWriter } from '../../../../plugins/conversations/export/export-page-json';
 import { ExportPageSchema } from '../../../../plugins/conversations/export/export-schemas';
 import type { CursorPosition } from '../../../../plugins/conversations/export/export-cursor';
+import { isoFromUtcTimestamp } from '../../../../plugins/conversations/export/export-instant';
 
 /**
  * The transcoder alone, on COPY text written here by PostgreSQL's rules
@@ -72,6 +73,13 @@ describe('exportPageJson', () => {
       '2024-05-01T10:00:00.123400Z',
       '2024-05-01T10:00:00.123456Z',
     ]);
+  });
+
+  it('writes every instant as isoFromUtcTimestamp does (the byte writer is its twin), odd shapes included', () => {
+    const instants = ['2024-05-01 10:00:00', ...[1, 2, 3, 4, 5, 6].map((digits) => `2024-05-01 10:00:00.${'987654'.slice(0, digits)}`), '0044-03-15 12:00:00 BC', '10000-01-01 00:00:00'];
+    const rows = instants.map((instant, index) => row(index, { 10: instant }));
+    const page = JSON.parse(exportPageJson(copyRows(rows), rows.length, noCursor).json);
+    expect(page.messages.map((message: { created_at: string }) => message.created_at)).toEqual(instants.map(isoFromUtcTimestamp));
   });
 
   it('keeps `limit` rows and hands the last one`s exact position to the cursor when one more row came', () => {
