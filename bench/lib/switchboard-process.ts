@@ -16,7 +16,7 @@ export const CLI = path.join(__dirname, '..', '..', 'bin', 'switchboard.js');
  * and the Docker image start it (package.json, Dockerfile, docker-compose.yml; a test
  * keeps them the same): benchmarks measure the server as it is deployed.
  */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8'];
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=1536'];
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

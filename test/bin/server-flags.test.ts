@@ -14,6 +14,7 @@ const FLAGS = SERVER_NODE_FLAGS.join(' ');
 describe('the server`s Node.js flags', () => {
   it('are the same in the npm scripts, the Dockerfile, the compose file and the benchmarks', () => {
     expect(FLAGS).toMatch(/--max-semi-space-size=\d+/);
+    expect(FLAGS).toMatch(/--max-old-space-size=\d+/);
     const scripts = JSON.parse(read('package.json')).scripts;
     for (const command of ['start', 'serve', 'worker']) expect(scripts[command]).toBe(`exec node ${FLAGS} bin/switchboard.js ${command}`);
     const exec = (command: string) => JSON.stringify(['node', ...SERVER_NODE_FLAGS, 'bin/switchboard.js', command]).replace(/,/g, ', ');
