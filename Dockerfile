@@ -20,4 +20,4 @@ RUN mkdir -p /app/data /app/node_modules/.cache/switchboard-ts && chown node:nod
 
 USER node
 EXPOSE 8080
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=1536", "bin/switchboard.js", "serve"]
+CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=1536", "bin/switchboard.js", "serve"]

@@ -25,6 +25,7 @@
  *                       closed loop, to compare latencies at the same load. autocannon gives each connection a
  *                       per-second quota, so the load arrives in bursts at the start of each second.
  *   BENCH_POOL_MAX      database pool size of both servers (default: the kernel's DATABASE_POOL_MAX default)
+ *   Both children run with SERVER_NODE_FLAGS (the flags `npm start` and the image use).
  *   BENCH_KERNEL_NODE_OPTIONS    extra node flags for the kernel child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_BASELINE_NODE_OPTIONS  the same for the baseline child
  *   BENCH_KERNEL_CONFIG  JSON object of extra kernel config overrides (experiments only), e.g. '{"logLevel":"warn"}'
@@ -38,6 +39,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
+import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 
 const ROOT = path.resolve(__dirname, '..');
 const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
@@ -370,7 +372,8 @@ function processCpuMs(pid: number): number {
 function spawnServer(which: 'kernel' | 'baseline', env: Record<string, string>): { child: ChildProcess; ready: Promise<Extract<Message, { type: 'ready' }>> } {
   const extra = (process.env[which === 'kernel' ? 'BENCH_KERNEL_NODE_OPTIONS' : 'BENCH_BASELINE_NODE_OPTIONS'] ?? '').split(/\s+/).filter(Boolean);
   const child = fork(__filename, [which], {
-    execArgv: ['-r', REGISTER_TS, ...extra],
+    // Both sides run with the Node.js flags a deployed server has, so the code is the difference.
+    execArgv: ['-r', REGISTER_TS, ...SERVER_NODE_FLAGS, ...extra],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

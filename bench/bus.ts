@@ -62,6 +62,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchPayload } from './plugins/bus-bench';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
+import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 
 const ROOT = path.resolve(__dirname, '..');
 const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
@@ -201,7 +202,8 @@ class Child {
 function spawnChild(role: Role, env: Record<string, string>, onHandled: (batches: Handled) => void): Child {
   const flags = `${process.env.BENCH_NODE_OPTIONS ?? ''} ${process.env[`BENCH_NODE_OPTIONS_${role.toUpperCase().replace('-', '_')}`] ?? ''}`.split(/\s+/).filter(Boolean);
   const child = fork(__filename, [role], {
-    execArgv: ['-r', REGISTER_TS, ...flags],
+    // Switchboard's processes run with the Node.js flags a deployed server has; the raw amqplib side too, so the code is the difference.
+    execArgv: ['-r', REGISTER_TS, ...SERVER_NODE_FLAGS, ...flags],
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

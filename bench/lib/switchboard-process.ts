@@ -11,12 +11,7 @@ import { Client } from 'pg';
 
 export const CLI = path.join(__dirname, '..', '..', 'bin', 'switchboard.js');
 
-/**
- * The Node.js flags a Switchboard server runs with, as `npm start` / `serve` / `worker`
- * and the Docker image start it (package.json, Dockerfile, docker-compose.yml; a test
- * keeps them the same): benchmarks measure the server as it is deployed.
- */
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=1536'];
+export { SERVER_NODE_FLAGS } from './server-node-flags';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

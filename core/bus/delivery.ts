@@ -1,5 +1,5 @@
 import { TransactionContext } from '@mikro-orm/core';
-import { RequestContext, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import type { TenantRef } from '../context/request-context';
 import { runInContext } from '../context/request-context';
 import type { Logger } from '../logging/logger';
@@ -146,15 +146,13 @@ export class Delivery {
       tenant,
       attempt: envelope.attempt,
     };
-    return runInContext({ tenant, requestId: envelope.messageId }, () => {
-      const em = tx.fork({ clear: true, keepTransactionContext: true });
-      return RequestContext.create(em, () =>
-        TransactionContext.create(em, async () => {
-          await consumer.handler(message, { em });
-          await em.flush();
-        }),
-      );
-    });
+    const em = tx.fork({ clear: true, keepTransactionContext: true });
+    return runInContext({ tenant, requestId: envelope.messageId, em }, () =>
+      TransactionContext.create(em, async () => {
+        await consumer.handler(message, { em });
+        await em.flush();
+      }),
+    );
   }
 
   /** Writes the retry or the dead letter in the batch's transaction. */

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface TenantRef {
   uuid: string;
@@ -10,6 +11,13 @@ export interface TenantRef {
 export interface WorkContext {
   requestId?: string;
   tenant?: TenantRef;
+  /**
+   * The unit of work of this request or message, what `orm.em` resolves to outside a
+   * transaction (inside one, MikroORM's transaction context wins). Kept here rather than
+   * in MikroORM's own RequestContext, which would fork the EntityManager a second time
+   * and run a second async context per request.
+   */
+  em?: EntityManager;
 }
 
 const storage = new AsyncLocalStorage<WorkContext>();

@@ -28,7 +28,11 @@ export async function findByUuid<T extends TenantScopedEntity>(em: EntityManager
     statements.set(entity, sql);
   }
   const [row] = await em.getConnection().execute(sql, [uuid, tenant.uuid], 'all', em.getTransactionContext());
-  return row ? (em.map(entity as never, row as never) as T) : null;
+  if (!row) return null;
+  // What findOne does with a row: the entity factory hydrates and registers it (the loaded state is its snapshot).
+  // em.map would also validate every scalar and take the snapshot a second time (measured ~7% of a request's CPU).
+  const data = em.getDriver().mapResult(row as never, em.getMetadata().get(entity as never));
+  return em.getEntityFactory().create(entity as never, data as never, { merge: true, refresh: true, convertCustomTypes: true }) as T;
 }
 
 function selectById(em: EntityManager, entity: Function): string {

@@ -3,6 +3,7 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logging/logger';
 import type { PluginMigration } from '../plugin/define-plugin';
+import { currentContext } from '../context/request-context';
 import { isTenantScoped } from './tenant-scoped-entity';
 import { tenantFilter, TenantStampSubscriber } from './tenant-filter';
 
@@ -25,6 +26,8 @@ export function createOrm(options: OrmOptions): MikroORM {
     extensions: [Migrator],
     // Plugin code must work on a request- or message-scoped fork, never the global EM.
     allowGlobalContext: false,
+    // The fork of the current request or message (see WorkContext.em).
+    context: () => currentContext()?.em,
     forceUtcTimezone: true,
     pool: { min: 0, max: options.poolMax, idleTimeoutMillis: 30_000 },
     driverOptions: { connectionTimeoutMillis: 5_000 },

@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { RequestContext, type MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { currentContext, runInContext, type TenantRef, type WorkContext } from '../context/request-context';
 import { isDatabaseUnavailable } from '../data/database-errors';
 import { randomUUID } from 'node:crypto';
@@ -105,7 +105,7 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
   return async (req: Request, res: Response, next: NextFunction) => {
     let upload: ParsedUpload | undefined;
     try {
-      const context = currentContext() ?? {};
+      const context = currentContext();
       let tenant: TenantRef | undefined;
       if (route.auth === 'tenant') tenant = await options.authenticator.authenticateTenant(req, route.scope);
       else if (route.auth === 'tenant-host') tenant = await options.authenticator.tenantOf(req);
@@ -133,15 +133,16 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
       };
       if (Object.keys(problems).length > 0) throw new ValidationError(problems);
 
-      const work: WorkContext = { ...context, tenant };
-      const result = await runInContext(work, () => {
-        const em = options.orm.em.fork();
-        return RequestContext.create(em, () => {
-          const invoke = (scoped: typeof em) =>
-            route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req, file: upload?.file });
-          return route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em);
-        });
-      });
+      const em = options.orm.em.fork();
+      const invoke = (scoped: typeof em) =>
+        route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req, file: upload?.file });
+      const run = () => (route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em));
+      // The request's own context (made by the first middleware for this request alone) takes the tenant and the
+      // unit of work, rather than a second async context per request.
+      const work: WorkContext = context ?? {};
+      work.tenant = tenant;
+      work.em = em;
+      const result = context ? await run() : await runInContext(work, run);
       send(res, route, result);
     } catch (error) {
       next(error);

@@ -5,7 +5,7 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type winston from 'winston';
 import { loadConfig, type LoadedConfig } from '../config/load-config';
-import { currentTenant, runInContext } from '../context/request-context';
+import { currentContext, currentTenant, runInContext } from '../context/request-context';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../data/embedded-postgres';
 import { createOrm } from '../data/orm';
 import { migrateWithLock } from '../data/migrate';
@@ -321,7 +321,8 @@ export class Kernel {
           if (!tenant) throw new Error('no tenant in the current work context');
           return tenant;
         },
-        run: (tenant, fn) => runInContext({ tenant }, fn),
+        // The rest of the context (request id, unit of work) carries on.
+        run: (tenant, fn) => runInContext({ ...currentContext(), tenant }, fn),
       } satisfies import('../services/core-services').TenantService,
     });
     this.container.register(coreServices.readiness.id, { useValue: { add: (check) => this.readiness.add(check) } satisfies import('../services/core-services').ReadinessService });

@@ -6,7 +6,8 @@ export function generateToken(): string {
 }
 
 export function hashToken(token: string): string {
-  return crypto.createHash('sha256').update(token).digest('hex');
+  // The one-shot form: a hash object per request measured about twice the cost.
+  return crypto.hash('sha256', token, 'hex');
 }
 
 /** Constant-time comparison for the admin token. */

@@ -30,6 +30,9 @@ describe('findByUuid', () => {
     await runInContext({ tenant: kit.tenant }, async () => {
       const em = kit.kernel.orm.em.fork();
       const note = (await findByUuid(em, Note, noteUuid))!;
+      // Its snapshot is what was loaded: unchanged, it has nothing to write (every property, jsonb and dates included).
+      em.getUnitOfWork().computeChangeSets();
+      expect(em.getUnitOfWork().getChangeSets()).toHaveLength(0);
       note.body = 'agreed';
       await em.flush();
       expect((await kit.kernel.orm.em.fork().findOne(Note, { uuid: noteUuid }))!.body).toBe('agreed');
