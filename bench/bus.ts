@@ -965,7 +965,9 @@ function instrument(kernel: import('../core/kernel/kernel').Kernel): RelayStats 
     };
   };
   const bus = kernel.bus as any;
-  wrap(bus.outbox, 'claim', (ms, _args, rows: unknown[]) => {
+  wrap(bus.outbox, 'claim', (ms, _args, claim: { envelopes: unknown[] } | unknown[]) => {
+    // Older kernels returned the rows alone (and asked for the next due time in a statement of its own).
+    const rows = Array.isArray(claim) ? claim : claim.envelopes;
     stats.claims++;
     stats.claimMs += ms;
     stats.claimed += rows.length;
@@ -992,10 +994,12 @@ function instrument(kernel: import('../core/kernel/kernel').Kernel): RelayStats 
       stats.completeMs += ms;
     });
   }
-  wrap(bus.outbox, 'msUntilNextDue', (ms) => {
-    stats.nextDueQueries++;
-    stats.nextDueMs += ms;
-  });
+  if (typeof bus.outbox.msUntilNextDue === 'function') {
+    wrap(bus.outbox, 'msUntilNextDue', (ms) => {
+      stats.nextDueQueries++;
+      stats.nextDueMs += ms;
+    });
+  }
   if (bus.transport) {
     wrap(bus.transport, 'send', (ms) => {
       stats.sends++;

@@ -39,6 +39,7 @@ interface Item {
  * this consumer alone) or, after the last attempt, its dead letter is written in the
  * same transaction. So the inbox records, the handlers' effects and the failures
  * commit together, and a redelivery after a crash finds the records and does nothing.
+ * A message that arrives alone runs without a savepoint (deliverAlone).
  */
 export class Delivery {
   constructor(
@@ -83,19 +84,14 @@ export class Delivery {
     }
     const result: BatchResult = { outcomes, handlersRun: 0, handlerMs: 0 };
     if (items.length === 0) return result;
+    if (items.length === 1 && items[0].error === undefined) {
+      await this.deliverAlone(consumer, items[0], result);
+      return result;
+    }
 
     await this.orm.em.fork().transactional(async (tx) => {
-      const connection = tx.getConnection();
-      const ctx = tx.getTransactionContext();
-      const run = (sql: string, params: unknown[] = []) => connection.execute(sql, params, 'run', ctx);
-
-      const fresh: any[] = await connection.execute(
-        'insert into bus_inbox (consumer, message_id, handled_at) select ?, id, clock_timestamp() from unnest(?::uuid[]) as id on conflict do nothing returning message_id',
-        [consumer.name, `{${items.map((item) => item.envelope.messageId).join(',')}}`],
-        'all',
-        ctx,
-      );
-      const recorded = new Set(fresh.map((row) => row.message_id));
+      const run = (sql: string, params: unknown[] = []) => tx.getConnection().execute(sql, params, 'run', tx.getTransactionContext());
+      const recorded = await this.recordInInbox(tx, consumer, items);
       const failed: Item[] = [];
       let savepoint = false;
       for (const item of items) {
@@ -133,6 +129,55 @@ export class Delivery {
       }
     });
     return result;
+  }
+
+  /**
+   * A message that arrived alone needs no savepoint, one round trip less: a failing
+   * handler rolls its whole transaction back (its inbox record with it), and its retry
+   * or dead letter is written in a transaction of its own. Were the process to stop in
+   * between, the broker would deliver the message again for the same attempt.
+   */
+  private async deliverAlone(consumer: RegisteredConsumer, item: Item, result: BatchResult): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    try {
+      await this.orm.em.fork().transactional(async (tx) => {
+        if ((await this.recordInInbox(tx, consumer, [item])).size === 0) {
+          result.outcomes[item.index] = 'duplicate';
+          return;
+        }
+        const started = performance.now();
+        try {
+          await this.runHandler(consumer, item, tx);
+          result.outcomes[item.index] = 'handled';
+        } catch (error) {
+          failure = { error };
+          throw error;
+        } finally {
+          result.handlersRun++;
+          result.handlerMs += performance.now() - started;
+        }
+      });
+    } catch (error) {
+      // Not the handler's failure: the transaction itself failed (the database went away), and nothing of it holds.
+      if (failure === undefined || failure.error !== error) throw error;
+      const { error: handlerError } = failure;
+      await this.orm.em.fork().transactional(async (tx) => {
+        result.outcomes[item.index] = await this.fail(tx, consumer, item.envelope, handlerError);
+      });
+    }
+  }
+
+  /** Records the items' messages as handled by `consumer`; returns the ids recorded now (the others were, earlier: duplicates). */
+  private async recordInInbox(tx: EntityManager, consumer: RegisteredConsumer, items: readonly Item[]): Promise<Set<string>> {
+    const fresh: Array<{ message_id: string }> = await tx
+      .getConnection()
+      .execute(
+        'insert into bus_inbox (consumer, message_id, handled_at) select ?, id, clock_timestamp() from unnest(?::uuid[]) as id on conflict do nothing returning message_id',
+        [consumer.name, `{${items.map((item) => item.envelope.messageId).join(',')}}`],
+        'all',
+        tx.getTransactionContext(),
+      );
+    return new Set(fresh.map((row) => row.message_id));
   }
 
   /** The handler on a fork of the batch's transaction, as the message's tenant; its unit of work is flushed before its savepoint is released. */

@@ -26,6 +26,12 @@ export interface OutboxInsertMany {
   at?: Date;
 }
 
+/** What a claim leased; when that is nothing, how long until a row is due (undefined: the outbox is empty). */
+export interface Claim {
+  envelopes: Envelope[];
+  msUntilNextDue?: number;
+}
+
 const VACUUM_AFTER_ROWS = 2000;
 const VACUUM_EVERY_MS = 1000;
 
@@ -103,39 +109,53 @@ export class OutboxStore {
   /**
    * Leases up to `limit` due rows; another relay skips them until the lease ends.
    * Rows completed since the last statement are deleted by the same statement (one
-   * round trip and one commit per relay cycle instead of two).
+   * round trip and one commit per relay cycle instead of two). When nothing is due, the
+   * same statement also says how long until something is (the relay's sleep), so an
+   * idle cycle is one round trip too.
    */
-  async claim(limit: number): Promise<Envelope[]> {
+  async claim(limit: number): Promise<Claim> {
     const done = this.takeCompleted();
     const ids = `{${done.join(',')}}`;
+    const others = done.length > 0 ? 'and id <> all(?::uuid[]) ' : '';
     let rows: any[];
     try {
       rows = await this.orm.em.getConnection().execute(
-        (done.length > 0 ? 'with done as (delete from bus_outbox where id = any(?::uuid[])) ' : '') +
-          `update bus_outbox set locked_until = clock_timestamp() + (? * interval '1 second') ` +
+        'with ' +
+          (done.length > 0 ? 'done as (delete from bus_outbox where id = any(?::uuid[])), ' : '') +
+          `claimed as (update bus_outbox set locked_until = clock_timestamp() + (? * interval '1 second') ` +
           // = any(array(...)): the rows are found by primary key (the planner's guess for `in (...)` was a scan of the whole table).
           `where id = any(array(select id from bus_outbox where due_at <= clock_timestamp() ` +
-          `and (locked_until is null or locked_until < clock_timestamp()) ` +
-          (done.length > 0 ? 'and id <> all(?::uuid[]) ' : '') +
+          `and (locked_until is null or locked_until < clock_timestamp()) ${others}` +
           `order by due_at limit ? for update skip locked)) ` +
-          `returning id, message_id, topic, payload, headers, tenant_uuid, consumer, attempt`,
-        done.length > 0 ? [ids, this.leaseSeconds, ids, limit] : [this.leaseSeconds, limit],
+          `returning id, message_id, topic, payload, headers, tenant_uuid, consumer, attempt) ` +
+          'select *, null::float8 as wait from claimed ' +
+          // Nothing claimed: the statement's snapshot is the outbox as it was, less the rows it deletes.
+          'union all select null, null, null, null, null, null, null, null, ' +
+          `(select extract(epoch from (min(greatest(due_at, coalesce(locked_until, due_at))) - clock_timestamp())) * 1000 from bus_outbox where true ${others}) ` +
+          'where not exists (select 1 from claimed)',
+        done.length > 0 ? [ids, this.leaseSeconds, ids, limit, ids] : [this.leaseSeconds, limit],
       );
     } catch (error) {
       this.restoreCompleted(done);
       throw error;
     }
     this.deleted(done.length);
-    return rows.map((row) => ({
-      rowId: row.id,
-      messageId: row.message_id,
-      topic: row.topic,
-      payload: row.payload,
-      headers: row.headers ?? {},
-      tenantUuid: row.tenant_uuid,
-      consumer: row.consumer,
-      attempt: row.attempt,
-    }));
+    if (rows.length === 1 && rows[0].id === null) {
+      const wait = rows[0].wait;
+      return { envelopes: [], msUntilNextDue: wait === null || wait === undefined ? undefined : Math.max(0, Number(wait)) };
+    }
+    return {
+      envelopes: rows.map((row) => ({
+        rowId: row.id,
+        messageId: row.message_id,
+        topic: row.topic,
+        payload: row.payload,
+        headers: row.headers ?? {},
+        tenantUuid: row.tenant_uuid,
+        consumer: row.consumer,
+        attempt: row.attempt,
+      })),
+    };
   }
 
   /**
@@ -214,16 +234,6 @@ export class OutboxStore {
   async release(rowIds: string[]): Promise<void> {
     if (rowIds.length === 0) return;
     await this.orm.em.getConnection().execute('update bus_outbox set locked_until = null where id = any(?::uuid[])', [`{${rowIds.join(',')}}`]);
-  }
-
-  /** Milliseconds until the next row is due (or its lease ends); undefined when the outbox is empty. */
-  async msUntilNextDue(): Promise<number | undefined> {
-    const [row]: any[] = await this.orm.em
-      .getConnection()
-      .execute(
-        `select extract(epoch from (min(greatest(due_at, coalesce(locked_until, due_at))) - clock_timestamp())) * 1000 as wait from bus_outbox`,
-      );
-    return row?.wait === null || row?.wait === undefined ? undefined : Math.max(0, Number(row.wait));
   }
 
   async pending(): Promise<number> {

@@ -55,13 +55,12 @@ export class Relay {
           await this.signal.wait(this.settings.pollIntervalMs);
           continue;
         }
-        const envelopes = await this.outbox.claim(room);
+        const { envelopes, msUntilNextDue } = await this.outbox.claim(room);
         if (envelopes.length > 0) {
           await this.transport.send(envelopes);
           continue;
         }
-        const untilDue = await this.outbox.msUntilNextDue();
-        await this.signal.wait(Math.min(untilDue ?? this.settings.pollIntervalMs, this.settings.pollIntervalMs));
+        await this.signal.wait(Math.min(msUntilNextDue ?? this.settings.pollIntervalMs, this.settings.pollIntervalMs));
       } catch (error) {
         this.logger.warn('relay cycle failed; retrying', { error: String(error) });
         await this.signal.wait(1000);

@@ -87,6 +87,29 @@ export function batchDeliveryCases(): void {
     expect((await outbox(kit)).map((r) => r.topic)).toEqual(['followup.5']);
   });
 
+  it('a message alone (no savepoint): its failure leaves no write, publish or inbox record, then its retry or dead letter; handled, it counts once', async () => {
+    const failing = envelope(6, {}, { fail: true });
+    expect((await deliver([failing])).outcomes).toEqual(['retry']);
+    expect(await effects(kit)).toEqual([]);
+    expect(await inbox(kit)).toEqual([]);
+    expect(await outbox(kit)).toEqual([
+      { message_id: failing.messageId, topic: 'batch.item', payload: { n: 6, fail: true }, tenant_uuid: kit.tenant.uuid, consumer: WRITER, attempt: 2, delayed: true },
+    ]);
+
+    const last = envelope(7, { attempt: 2 }, { fail: true });
+    expect((await deliver([last])).outcomes).toEqual(['dead']);
+    expect(await deadLetters(kit)).toEqual([{ message_id: last.messageId, consumer: WRITER, attempts: 2, error: expect.stringContaining('batch probe failure of 7') }]);
+    expect(await effects(kit)).toEqual([]);
+    expect(await inbox(kit)).toEqual([]);
+
+    const fine = envelope(8);
+    expect((await deliver([fine])).outcomes).toEqual(['handled']);
+    expect((await deliver([fine])).outcomes).toEqual(['duplicate']);
+    expect((await effects(kit)).map((r) => r.message_id)).toEqual([fine.messageId]);
+    expect(await inbox(kit)).toEqual([fine.messageId]);
+    expect((await outbox(kit)).map((r) => r.topic).sort()).toEqual(['batch.item', 'followup.8']);
+  });
+
   it('a redelivered batch has no second effect; the same message twice in one batch runs once', async () => {
     const a = envelope(1);
     const b = envelope(2);
