@@ -18,7 +18,7 @@
  * (a') Insert floor: the statements the import sends (2,000 rows a statement, each batch
  *     one JSON array unpacked by jsonb_array_elements) into data_table_records, from a
  *     plain loop over values parsed beforehand, in one transaction: what storing the
- *     rows costs PostgreSQL alone (jsonb, two indexes, a foreign key to the table per row).
+ *     rows costs PostgreSQL alone (jsonb, two indexes, the statement-level key to the table).
  * (b) Import: POST /api/v1/data/import/file with the file streamed as multipart, then
  *     GET /api/v1/data/imports/{uuid} every 20 ms until `completed`; rows/s from the
  *     request's start to the first `completed` seen. Goal: at least half of COPY's rate,

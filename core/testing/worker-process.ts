@@ -11,6 +11,12 @@ import type { TestKernel } from './test-kernel';
  * do. `env` adds settings (`PLUGINS_PATH`, `DISABLED_PLUGINS`, ...). Short bus leases,
  * so work a killed worker held is delivered again within seconds. Its stderr is piped:
  * read it for the worker's warnings and errors.
+ *
+ * By default the worker loads the built-in plugins the kernel has and no others
+ * (`DISABLED_PLUGINS`): a worker declares a broker queue for each consumer it runs, and
+ * the kernel's `stop` removes the queues of its own consumers, so queues of plugins the
+ * kernel does not have would stay on the broker after the test (they piled up to
+ * hundreds over runs and slowed RabbitMQ to a halt).
  */
 export function startWorkerProcess(kit: TestKernel, env: Record<string, string> = {}): ChildProcess {
   const core = kit.kernel.config.core;
@@ -25,6 +31,7 @@ export function startWorkerProcess(kit: TestKernel, env: Record<string, string> 
       BUS_NAMESPACE: core.busNamespace,
       BUS_LEASE_SECONDS: '2',
       LOG_LEVEL: 'warn',
+      DISABLED_PLUGINS: disabledPluginsExcept(kit.kernel.plugins.map((loaded) => loaded.plugin.id)),
       ...env,
     },
   });

@@ -1,6 +1,7 @@
 import { Entity, Index, Property } from '@mikro-orm/decorators/legacy';
 import type { Opt } from '@mikro-orm/core';
 import { TenantScopedEntity } from '../../../core';
+import { RECORDS_TABLE_KEY } from './record-table-key';
 
 /** Whether the search index reflects the records: bulk writes (imports) leave it `stale` until a sync. */
 export type IndexStatus = 'current' | 'stale' | 'syncing';
@@ -9,7 +10,7 @@ export type IndexStatus = 'current' | 'stale' | 'syncing';
  * A tenant's dataset: typed columns (TableColumn) and records (TableRecord). Agents it
  * is assigned to search it as a knowledge base or look rows up in it.
  */
-@Entity({ tableName: 'data_tables' })
+@Entity({ tableName: 'data_tables', triggers: RECORDS_TABLE_KEY.parentTriggers })
 @Index({ name: 'data_tables_tenant_listing_index', properties: ['tenantUuid', 'createdAt'] })
 export class DataTable extends TenantScopedEntity {
   @Property({ type: 'text' })

@@ -13,11 +13,30 @@ const sql = (query: string, params: unknown[] = []): Promise<any[]> => kit.kerne
 const recordsOf = async (tenantUuid: string) => (await sql('select count(*)::int as n from data_table_records where tenant_uuid = ?', [tenantUuid]))[0].n;
 
 describe('table records belong to their tenant through their table', () => {
-  it('carry no key to tenants, stay filtered by tenant, and go when their tenant is deleted', async () => {
+  it('cannot name a table that does not exist (foreign_key_violation), and go with their table', async () => {
+    const owner = await kit.createTenant();
+    const table = await createTable(owner.api, { name: 'text' });
+    await createRecords(owner.api, table.uuid, [{ name: 'a' }]);
+    await expect(
+      sql("insert into data_table_records (uuid, tenant_uuid, created_at, updated_at, table_uuid, values) values (gen_random_uuid(), ?, now(), now(), gen_random_uuid(), '{}')", [owner.tenant.uuid]),
+    ).rejects.toMatchObject({ code: '23503' });
+    await owner.api.delete(`/api/v1/data/${table.uuid}`).expect(200);
+    expect(await recordsOf(owner.tenant.uuid)).toBe(0);
+  });
+
+
+  it('carry no row-by-row foreign key, stay filtered by tenant, and go when their tenant is deleted', async () => {
     const keys = await sql(
       "select conname from pg_constraint where conrelid = 'data_table_records'::regclass and contype = 'f' order by conname",
     );
-    expect(keys.map((row) => row.conname)).toEqual(['data_table_records_table_uuid_foreign']);
+    expect(keys).toEqual([]);
+    // The key to the table is checked once per statement, by triggers (statementForeignKey).
+    const triggers = await sql("select tgname from pg_trigger where tgrelid in ('data_table_records'::regclass, 'data_tables'::regclass) and tgname like 'data_table_records_%' order by tgname");
+    expect(triggers.map((row) => row.tgname)).toEqual([
+      'data_table_records_table_uuid_foreign_cascade',
+      'data_table_records_table_uuid_foreign_insert',
+      'data_table_records_table_uuid_foreign_update',
+    ]);
 
     const doomed = await kit.createTenant();
     const other = await kit.createTenant();
