@@ -106,17 +106,13 @@ export class Delivery {
         // One round trip: the previous handler's savepoint is released as this one's is taken.
         await run(savepoint ? `release savepoint ${SAVEPOINT}; savepoint ${SAVEPOINT}` : `savepoint ${SAVEPOINT}`);
         savepoint = true;
-        const started = performance.now();
         try {
-          await this.runHandler(consumer, item, tx);
+          await this.runCounted(consumer, item, tx, result);
           outcomes[item.index] = 'handled';
         } catch (error) {
           await run(`rollback to savepoint ${SAVEPOINT}`);
           item.error = error;
           failed.push(item);
-        } finally {
-          result.handlersRun++;
-          result.handlerMs += performance.now() - started;
         }
       }
       if (failed.length > 0) {
@@ -145,16 +141,12 @@ export class Delivery {
           result.outcomes[item.index] = 'duplicate';
           return;
         }
-        const started = performance.now();
         try {
-          await this.runHandler(consumer, item, tx);
+          await this.runCounted(consumer, item, tx, result);
           result.outcomes[item.index] = 'handled';
         } catch (error) {
           failure = { error };
           throw error;
-        } finally {
-          result.handlersRun++;
-          result.handlerMs += performance.now() - started;
         }
       });
     } catch (error) {
@@ -178,6 +170,17 @@ export class Delivery {
         tx.getTransactionContext(),
       );
     return new Set(fresh.map((row) => row.message_id));
+  }
+
+  /** runHandler, counted and timed in the batch's result whatever its outcome. */
+  private async runCounted(consumer: RegisteredConsumer, item: Item, tx: EntityManager, result: BatchResult): Promise<void> {
+    const started = performance.now();
+    try {
+      await this.runHandler(consumer, item, tx);
+    } finally {
+      result.handlersRun++;
+      result.handlerMs += performance.now() - started;
+    }
   }
 
   /** The handler on a fork of the batch's transaction, as the message's tenant; its unit of work is flushed before its savepoint is released. */

@@ -134,14 +134,14 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
       if (Object.keys(problems).length > 0) throw new ValidationError(problems);
 
       const em = options.orm.em.fork();
-      const invoke = (scoped: typeof em) =>
-        route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req, file: upload?.file });
-      const run = () => (route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em));
       // The request's own context (made by the first middleware for this request alone) takes the tenant and the
       // unit of work, rather than a second async context per request.
       const work: WorkContext = context ?? {};
       work.tenant = tenant;
       work.em = em;
+      const invoke = (scoped: typeof em) =>
+        route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req, file: upload?.file });
+      const run = () => (route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em));
       const result = context ? await run() : await runInContext(work, run);
       send(res, route, result);
     } catch (error) {

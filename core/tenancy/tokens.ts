@@ -6,7 +6,7 @@ export function generateToken(): string {
 }
 
 export function hashToken(token: string): string {
-  // The one-shot form: a hash object per request measured about twice the cost.
+  // The one-shot form: no hash object per request (this runs on every authenticated request).
   return crypto.hash('sha256', token, 'hex');
 }
 

@@ -6,7 +6,7 @@ import { registerImports } from './imports';
 import { knowledgeSearchRef } from './knowledge-search';
 import { Migration0001Tables } from './migrations/0001-tables';
 import { Migration0002SearchVectors } from './migrations/0002-search-vectors';
-import { Migration0003RecordsWithoutTenantKey } from './migrations/0003-records-without-tenant-key';
+import { Migration0003RecordKeys } from './migrations/0003-record-keys';
 import { createTableRecords } from './records/create-table-records';
 import { RecordStore } from './records/record-store';
 import { registerRecordRoutes } from './records/record-routes';
@@ -40,7 +40,7 @@ export default definePlugin({
   migrations: [
     { name: '0001-tables', class: Migration0001Tables },
     { name: '0002-search-vectors', class: Migration0002SearchVectors },
-    { name: '0003-records-without-tenant-key', class: Migration0003RecordsWithoutTenantKey },
+    { name: '0003-record-keys', class: Migration0003RecordKeys },
   ],
   config: tablesConfig,
   contributes: [agentSettingsSlots.add(knowledgeSlot)],

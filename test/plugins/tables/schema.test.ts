@@ -18,7 +18,7 @@ describe('tables database schema', () => {
 
   it('records the migration after the agents plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-4)).toEqual(['agents/0001-agents', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-records-without-tenant-key']);
+    expect(executed.slice(-4)).toEqual(['agents/0001-agents', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 

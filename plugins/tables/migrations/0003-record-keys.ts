@@ -12,7 +12,7 @@ import { RECORDS_TABLE_KEY } from '../entities/record-table-key';
  * - The key to `data_tables` becomes one checked once per statement, with the same
  *   cascade (RECORDS_TABLE_KEY, `statementForeignKey`).
  */
-export class Migration0003RecordsWithoutTenantKey extends Migration {
+export class Migration0003RecordKeys extends Migration {
   override up(): void {
     this.addSql('alter table "data_table_records" drop constraint if exists "data_table_records_tenant_uuid_foreign";');
     this.addSql('drop index if exists "data_table_records_tenant_uuid_index";');
