@@ -20,7 +20,8 @@
  * Raw side: BENCH_CLIENTS loops over one pg pool, each execution two transactions as the
  * engine's: (1) INSERT the execution row; (2) UPDATE it to running, INSERT the 5 step
  * rows in one statement, UPDATE it to succeeded. No HTTP, no outbox, no broker, no
- * rendering: what the engine's work costs PostgreSQL alone.
+ * rendering: what the engine's work costs PostgreSQL alone. Its statements are named
+ * prepared statements, as the engine's are (core/data/prepared-statements.ts).
  *
  * Latency: a paced run at half the engine's saturated rate for BENCH_PACED_SECONDS;
  * per execution, created_at -> finished_at (hook commit to last step recorded). The
@@ -181,24 +182,30 @@ async function rawRound(setup: Setup, pool: Pool, count: number): Promise<number
       while (next++ < count) {
         const execution = crypto.randomUUID();
         await client.query('begin');
-        await client.query(
-          `insert into flow_executions (uuid, tenant_uuid, created_at, updated_at, flow_uuid, version_uuid, status, trigger_event, cursor, segment) values ($1, $2, now(), now(), $3, $4, 'queued', $5, $6, 0)`,
-          [execution, setup.tenantUuid, setup.flowUuid, setup.versionUuid, JSON.stringify({ body: { order: 'o', amount: 42 }, query: {}, headers: {} }), stepUuids[0]],
-        );
+        await client.query({
+          name: 'raw-insert-execution',
+          text: `insert into flow_executions (uuid, tenant_uuid, created_at, updated_at, flow_uuid, version_uuid, status, trigger_event, cursor, segment) values ($1, $2, now(), now(), $3, $4, 'queued', $5, $6, 0)`,
+          values: [execution, setup.tenantUuid, setup.flowUuid, setup.versionUuid, JSON.stringify({ body: { order: 'o', amount: 42 }, query: {}, headers: {} }), stepUuids[0]],
+        });
         await client.query('commit');
         await client.query('begin');
-        await client.query(`update flow_executions set status = 'running', started_at = now(), updated_at = now() where uuid = $1`, [execution]);
+        await client.query({ name: 'raw-start-execution', text: `update flow_executions set status = 'running', started_at = now(), updated_at = now() where uuid = $1`, values: [execution] });
         const values: unknown[] = [];
         const tuples = stepUuids.map((step, index) => {
           values.push(crypto.randomUUID(), setup.tenantUuid, execution, step, index + 2, request, request);
           const p = index * 7;
           return `($${p + 1}, $${p + 2}, now(), now(), $${p + 3}, $${p + 4}, $${p + 5}, 'succeeded', $${p + 6}, $${p + 7}, null, 0)`;
         });
-        await client.query(
-          `insert into flow_execution_steps (uuid, tenant_uuid, created_at, updated_at, execution_uuid, step_uuid, position, status, request, response, error, duration_ms) values ${tuples.join(', ')}`,
+        await client.query({
+          name: 'raw-insert-steps',
+          text: `insert into flow_execution_steps (uuid, tenant_uuid, created_at, updated_at, execution_uuid, step_uuid, position, status, request, response, error, duration_ms) values ${tuples.join(', ')}`,
           values,
-        );
-        await client.query(`update flow_executions set status = 'succeeded', cursor = null, finished_at = now(), updated_at = now() where uuid = $1`, [execution]);
+        });
+        await client.query({
+          name: 'raw-finish-execution',
+          text: `update flow_executions set status = 'succeeded', cursor = null, finished_at = now(), updated_at = now() where uuid = $1`,
+          values: [execution],
+        });
         await client.query('commit');
       }
     } finally {

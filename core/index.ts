@@ -66,6 +66,7 @@ export { TenantScopedEntity } from './data/tenant-scoped-entity';
 export { TenantScopedChildEntity } from './data/tenant-scoped-child-entity';
 export { findByUuid } from './data/find-by-uuid';
 export { boundQuery } from './data/bound-query';
+export { preparedStatement, type PreparedStatement } from './data/prepared-statements';
 export { statementForeignKey, type StatementForeignKey } from './data/statement-foreign-key';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';

@@ -2,6 +2,8 @@ import { TransactionContext } from '@mikro-orm/core';
 import { type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import type { TenantRef } from '../context/request-context';
 import { runInContext } from '../context/request-context';
+import { boundQuery } from '../data/bound-query';
+import { preparedStatement } from '../data/prepared-statements';
 import type { Logger } from '../logging/logger';
 import type { TenantDirectory } from '../tenancy/tenant-directory';
 import { backoffMs } from './backoff';
@@ -20,6 +22,12 @@ export interface BatchResult {
 
 /** The savepoint each handler of a batch runs under (one name, reused: PostgreSQL rolls back to the latest). */
 const SAVEPOINT = 'bus_handler';
+
+/** The messages' ids recorded for a consumer; returns those not recorded before (the others are duplicates). */
+const RECORD_IN_INBOX = preparedStatement(
+  'bus.inbox-record',
+  'insert into bus_inbox (consumer, message_id, handled_at) select $1, id, clock_timestamp() from unnest($2::uuid[]) as id on conflict do nothing returning message_id',
+);
 
 interface Item {
   index: number;
@@ -161,14 +169,7 @@ export class Delivery {
 
   /** Records the items' messages as handled by `consumer`; returns the ids recorded now (the others were, earlier: duplicates). */
   private async recordInInbox(tx: EntityManager, consumer: RegisteredConsumer, items: readonly Item[]): Promise<Set<string>> {
-    const fresh: Array<{ message_id: string }> = await tx
-      .getConnection()
-      .execute(
-        'insert into bus_inbox (consumer, message_id, handled_at) select ?, id, clock_timestamp() from unnest(?::uuid[]) as id on conflict do nothing returning message_id',
-        [consumer.name, `{${items.map((item) => item.envelope.messageId).join(',')}}`],
-        'all',
-        tx.getTransactionContext(),
-      );
+    const fresh = await boundQuery<{ message_id: string }>(tx, RECORD_IN_INBOX, [consumer.name, items.map((item) => item.envelope.messageId)]);
     return new Set(fresh.map((row) => row.message_id));
   }
 

@@ -2,6 +2,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Envelope } from './bus-types';
 import { newMessageId } from './message-ids';
 import { sql } from 'kysely';
+import { boundQuery } from '../data/bound-query';
+import { preparedStatement } from '../data/prepared-statements';
 
 export interface OutboxInsert {
   messageId?: string;
@@ -32,6 +34,43 @@ export interface Claim {
   msUntilNextDue?: number;
 }
 
+const INSERT_COLUMNS = 'insert into bus_outbox (id, message_id, topic, payload, headers, tenant_uuid, dedupe_key, consumer, attempt, due_at, created_at)';
+const INSERT_DUE_IN = preparedStatement(
+  'bus.outbox-insert-due-in',
+  `${INSERT_COLUMNS} values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, clock_timestamp() + ($10::float8 * interval '1 millisecond'), clock_timestamp())`,
+);
+const INSERT_DUE_AT = preparedStatement(
+  'bus.outbox-insert-due-at',
+  `${INSERT_COLUMNS} values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::timestamptz, clock_timestamp())`,
+);
+const DELETE_UNLEASED_DUPLICATE = preparedStatement(
+  'bus.outbox-delete-duplicate',
+  'delete from bus_outbox where topic = $1 and dedupe_key = $2 and locked_until is null',
+);
+const DELETE_COMPLETED = preparedStatement('bus.outbox-delete-completed', 'delete from bus_outbox where id = any($1::uuid[])');
+
+/** The claim, with or without deleting the rows completed since the last one ($3, kept out of what it claims). */
+const claimText = (deleting: boolean) => {
+  const others = deleting ? 'and id <> all($3::uuid[]) ' : '';
+  return (
+    'with ' +
+    (deleting ? 'done as (delete from bus_outbox where id = any($3::uuid[])), ' : '') +
+    `claimed as (update bus_outbox set locked_until = clock_timestamp() + ($1::float8 * interval '1 second') ` +
+    // = any(array(...)): the rows are found by primary key (the planner's guess for `in (...)` was a scan of the whole table).
+    `where id = any(array(select id from bus_outbox where due_at <= clock_timestamp() ` +
+    `and (locked_until is null or locked_until < clock_timestamp()) ${others}` +
+    `order by due_at limit $2 for update skip locked)) ` +
+    `returning id, message_id, topic, payload, headers, tenant_uuid, consumer, attempt) ` +
+    'select *, null::float8 as wait from claimed ' +
+    // Nothing claimed: the statement's snapshot is the outbox as it was, less the rows it deletes.
+    'union all select null, null, null, null, null, null, null, null, ' +
+    `(select extract(epoch from (min(greatest(due_at, coalesce(locked_until, due_at))) - clock_timestamp())) * 1000 from bus_outbox where true ${others}) ` +
+    'where not exists (select 1 from claimed)'
+  );
+};
+const CLAIM = preparedStatement('bus.outbox-claim', claimText(false));
+const CLAIM_AND_DELETE = preparedStatement('bus.outbox-claim-and-delete', claimText(true));
+
 const VACUUM_AFTER_ROWS = 2000;
 const VACUUM_EVERY_MS = 1000;
 
@@ -55,36 +94,20 @@ export class OutboxStore {
 
   /** Inserts in the transaction of `em` (the publisher's). */
   async insert(em: EntityManager, row: OutboxInsert): Promise<string> {
-    const connection = em.getConnection();
-    const tx = em.getTransactionContext();
     const messageId = row.messageId ?? newMessageId();
-    if (row.dedupeKey) {
-      await connection.execute(
-        'delete from bus_outbox where topic = ? and dedupe_key = ? and locked_until is null',
-        [row.topic, row.dedupeKey],
-        'run',
-        tx,
-      );
-    }
-    const due = row.at ? '?::timestamptz' : `clock_timestamp() + (? * interval '1 millisecond')`;
-    await connection.execute(
-      `insert into bus_outbox (id, message_id, topic, payload, headers, tenant_uuid, dedupe_key, consumer, attempt, due_at, created_at) ` +
-        `values (?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ${due}, clock_timestamp())`,
-      [
-        newMessageId(),
-        messageId,
-        row.topic,
-        JSON.stringify(row.payload ?? null),
-        JSON.stringify(row.headers ?? {}),
-        row.tenantUuid ?? null,
-        row.dedupeKey ?? null,
-        row.consumer ?? null,
-        row.attempt ?? 1,
-        row.at ? row.at.toISOString() : Math.max(0, row.delayMs ?? 0),
-      ],
-      'run',
-      tx,
-    );
+    if (row.dedupeKey) await boundQuery(em, DELETE_UNLEASED_DUPLICATE, [row.topic, row.dedupeKey]);
+    await boundQuery(em, row.at ? INSERT_DUE_AT : INSERT_DUE_IN, [
+      newMessageId(),
+      messageId,
+      row.topic,
+      JSON.stringify(row.payload ?? null),
+      JSON.stringify(row.headers ?? {}),
+      row.tenantUuid ?? null,
+      row.dedupeKey ?? null,
+      row.consumer ?? null,
+      row.attempt ?? 1,
+      row.at ? row.at.toISOString() : Math.max(0, row.delayMs ?? 0),
+    ]);
     return messageId;
   }
 
@@ -115,26 +138,11 @@ export class OutboxStore {
    */
   async claim(limit: number): Promise<Claim> {
     const done = this.takeCompleted();
-    const ids = `{${done.join(',')}}`;
-    const others = done.length > 0 ? 'and id <> all(?::uuid[]) ' : '';
     let rows: any[];
     try {
-      rows = await this.orm.em.getConnection().execute(
-        'with ' +
-          (done.length > 0 ? 'done as (delete from bus_outbox where id = any(?::uuid[])), ' : '') +
-          `claimed as (update bus_outbox set locked_until = clock_timestamp() + (? * interval '1 second') ` +
-          // = any(array(...)): the rows are found by primary key (the planner's guess for `in (...)` was a scan of the whole table).
-          `where id = any(array(select id from bus_outbox where due_at <= clock_timestamp() ` +
-          `and (locked_until is null or locked_until < clock_timestamp()) ${others}` +
-          `order by due_at limit ? for update skip locked)) ` +
-          `returning id, message_id, topic, payload, headers, tenant_uuid, consumer, attempt) ` +
-          'select *, null::float8 as wait from claimed ' +
-          // Nothing claimed: the statement's snapshot is the outbox as it was, less the rows it deletes.
-          'union all select null, null, null, null, null, null, null, null, ' +
-          `(select extract(epoch from (min(greatest(due_at, coalesce(locked_until, due_at))) - clock_timestamp())) * 1000 from bus_outbox where true ${others}) ` +
-          'where not exists (select 1 from claimed)',
-        done.length > 0 ? [ids, this.leaseSeconds, ids, limit, ids] : [this.leaseSeconds, limit],
-      );
+      rows = await (done.length > 0
+        ? boundQuery(this.orm.em, CLAIM_AND_DELETE, [this.leaseSeconds, limit, done])
+        : boundQuery(this.orm.em, CLAIM, [this.leaseSeconds, limit]));
     } catch (error) {
       this.restoreCompleted(done);
       throw error;
@@ -178,7 +186,7 @@ export class OutboxStore {
     const done = this.takeCompleted();
     if (done.length === 0) return 0;
     try {
-      await this.orm.em.getConnection().execute('delete from bus_outbox where id = any(?::uuid[])', [`{${done.join(',')}}`]);
+      await boundQuery(this.orm.em, DELETE_COMPLETED, [done]);
     } catch (error) {
       // Kept for the next claim or flush; meanwhile the lease keeps the rows from being sent again.
       this.restoreCompleted(done);

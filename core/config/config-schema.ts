@@ -41,6 +41,12 @@ export const coreConfigSchema = {
     sensitive: true,
   },
   databasePoolMax: { doc: 'Connections in the database pool', format: 'nat', default: 10, env: 'DATABASE_POOL_MAX' },
+  databasePreparedStatements: {
+    doc: 'Run hot-path statements as named prepared statements (false behind a pooler in transaction mode that cannot keep them, such as PgBouncer before 1.21)',
+    format: Boolean,
+    default: true,
+    env: 'DATABASE_PREPARED_STATEMENTS',
+  },
   dataDir: {
     doc: 'Folder for local state (the embedded database, generated keys)',
     format: String,
@@ -151,6 +157,7 @@ export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig {
   adminToken: string;
   databaseUrl: string;
   databasePoolMax: number;
+  databasePreparedStatements: boolean;
   dataDir: string;
   embeddedPostgresPort: number;
   amqpUrl: string;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely } from 'kysely';
+import type { PreparedStatement } from './prepared-statements';
 
 /**
  * Runs SQL with `$1, $2, ...` placeholders as bound parameters, in the EntityManager's
@@ -9,9 +10,11 @@ import { CompiledQuery, type Kysely } from 'kysely';
  * the server parsing the literal text, cost more than the work itself. Here the values
  * travel apart from the text, as PostgreSQL's extended protocol sends them: a JS array
  * binds as an array (`= any($1::text[])`), a Date as a timestamp, a string as text.
- * The statement is logged through the ORM's query logger like its own.
+ * The statement is logged through the ORM's query logger like its own. A declared
+ * PreparedStatement runs as a named prepared statement (see prepared-statements.ts).
  */
-export async function boundQuery<T = Record<string, unknown>>(em: EntityManager, text: string, params: readonly unknown[] = []): Promise<T[]> {
+export async function boundQuery<T = Record<string, unknown>>(em: EntityManager, statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<T[]> {
+  const text = typeof statement === 'string' ? statement : statement.text;
   const executor = em.getTransactionContext<Kysely<unknown>>() ?? (em.getConnection().getClient() as Kysely<unknown>);
   const logger = em.config.getLogger();
   const started = Date.now();

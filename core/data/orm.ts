@@ -6,6 +6,12 @@ import type { PluginMigration } from '../plugin/define-plugin';
 import { currentContext } from '../context/request-context';
 import { isTenantScoped } from './tenant-scoped-entity';
 import { tenantFilter, TenantStampSubscriber } from './tenant-filter';
+import { usePreparedStatements } from './prepared-statements';
+
+/** The part of the ORM's `pg` pool this needs (it is the ORM's own copy of `pg`). */
+interface PgPool {
+  on(event: 'connect', listener: (client: any) => void): unknown;
+}
 
 export const MIGRATIONS_TABLE = 'switchboard_migrations';
 
@@ -14,6 +20,8 @@ export interface OrmOptions {
   entities: Function[];
   migrations: PluginMigration[];
   poolMax: number;
+  /** Registered statements run as named prepared statements (see prepared-statements.ts); default true. */
+  preparedStatements?: boolean;
   logger: Logger;
 }
 
@@ -30,7 +38,10 @@ export function createOrm(options: OrmOptions): MikroORM {
     context: () => currentContext()?.em,
     forceUtcTimezone: true,
     pool: { min: 0, max: options.poolMax, idleTimeoutMillis: 30_000 },
-    driverOptions: { connectionTimeoutMillis: 5_000 },
+    driverOptions: {
+      connectionTimeoutMillis: 5_000,
+      ...(options.preparedStatements === false ? {} : { onPoolCreated: (pool: PgPool) => void pool.on('connect', usePreparedStatements) }),
+    },
     filters: { tenant: tenantFilter(tenantScoped) },
     subscribers: [new TenantStampSubscriber()],
     discovery: { warnWhenNoEntities: false },

@@ -150,6 +150,7 @@ export class Kernel {
         entities: [Tenant, ApiToken, OutboxRow, InboxRow, DeadLetter, LlmUsage, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
         migrations,
         poolMax: config.core.databasePoolMax,
+        preparedStatements: config.core.databasePreparedStatements,
         logger,
       });
       await orm.connect();

@@ -23,12 +23,11 @@ export function registerHookRoute(http: HttpService, triggers: FlowTriggers): vo
       errors: [404],
       response: HookAccepted,
       handler: async ({ params, req }) => {
-        const trigger = await triggers.byHookToken(params.token);
-        if (!trigger) throw new NotFoundError('No live flow listens on this hook');
         // The body as sent (the route's `body` reads a JSON `null` as `{}`); no body at all is `{}`.
         const body: unknown = req.body === undefined ? {} : req.body;
-        const { executionUuid } = await triggers.fire(trigger, { body, query: req.query, headers: selectedHeaders(req.headers) });
-        return { success: true as const, data: { execution_uuid: executionUuid } };
+        const started = await triggers.fireHook(params.token, { body, query: req.query, headers: selectedHeaders(req.headers) });
+        if (!started) throw new NotFoundError('No live flow listens on this hook');
+        return { success: true as const, data: { execution_uuid: started.executionUuid } };
       },
     }),
   );

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { newUuid, type BusMessage, type TenantRef } from '../../../core';
+import { boundQuery, newUuid, preparedStatement, type BusMessage, type TenantRef } from '../../../core';
 import type { ExecutionStatus } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
 import type { DefinitionStep, FlowDefinition } from '../model/flow-definition';
@@ -24,6 +24,33 @@ interface VersionSnapshot {
   definition: FlowDefinition;
 }
 
+// The statements of a segment, prepared once per connection (every execution runs them).
+const SELECT_VERSION = preparedStatement('flows.version-definition', 'select number, definition from flow_versions where uuid = $1 and tenant_uuid = $2');
+const LOCK_EXECUTION = preparedStatement(
+  'flows.execution-lock',
+  'select uuid, flow_uuid, version_uuid, status, trigger_event, cursor, segment from flow_executions where uuid = $1 and tenant_uuid = $2 for update',
+);
+const EARLIER_OUTPUTS = preparedStatement(
+  'flows.execution-earlier-outputs',
+  "select step_uuid, response from flow_execution_steps where execution_uuid = $1 and tenant_uuid = $2 and status = 'succeeded'",
+);
+const RESUME_STEP = preparedStatement(
+  'flows.execution-resume-step',
+  "update flow_execution_steps set status = 'succeeded', updated_at = $1::timestamptz where execution_uuid = $2 and step_uuid = $3 and tenant_uuid = $4 and status = 'waiting' returning response",
+);
+/**
+ * A segment's end in one statement: its step records (one JSON array, so the text is the same for any number of
+ * steps) and the execution's new state.
+ */
+const RECORD_SEGMENT = preparedStatement(
+  'flows.execution-record-segment',
+  'with steps as (insert into flow_execution_steps (uuid, tenant_uuid, created_at, updated_at, execution_uuid, step_uuid, position, status, request, response, error, duration_ms) ' +
+    'select r.uuid, $2, $3, $3, $4, r.step_uuid, r.position, r.status, r.request, r.response, r.error, round(r.duration_ms)::int ' +
+    'from jsonb_to_recordset($1::jsonb) as r(uuid uuid, step_uuid uuid, position int, status text, request jsonb, response jsonb, error text, duration_ms float8)) ' +
+    'update flow_executions set status = $5, cursor = $6::uuid, segment = $7::int, error = $8, started_at = coalesce(started_at, $9::timestamptz), ' +
+    'finished_at = $10::timestamptz, updated_at = $3 where uuid = $4 and tenant_uuid = $2',
+);
+
 /** Versions are immutable, so their definitions are kept in process; the oldest goes when the map is full. */
 const versions = new Map<string, VersionSnapshot>();
 const VERSION_CACHE_SIZE = 1000;
@@ -31,9 +58,7 @@ const VERSION_CACHE_SIZE = 1000;
 async function loadVersion(em: EntityManager, tenant: TenantRef, uuid: string): Promise<VersionSnapshot | null> {
   const cached = versions.get(uuid);
   if (cached) return cached.tenantUuid === tenant.uuid ? cached : null;
-  const [row] = await em
-    .getConnection()
-    .execute('select number, definition from flow_versions where uuid = ? and tenant_uuid = ?', [uuid, tenant.uuid], 'all', em.getTransactionContext());
+  const [row] = await boundQuery<{ number: number; definition: FlowDefinition }>(em, SELECT_VERSION, [uuid, tenant.uuid]);
   if (!row) return null;
   const version: VersionSnapshot = { tenantUuid: tenant.uuid, number: row.number, definition: row.definition };
   if (versions.size >= VERSION_CACHE_SIZE) versions.delete(versions.keys().next().value!);
@@ -41,8 +66,17 @@ async function loadVersion(em: EntityManager, tenant: TenantRef, uuid: string): 
   return version;
 }
 
-/** A json column's value as the ORM writes it: SQL NULL for null, JSON text otherwise. */
-const json = (value: unknown): string | null => (value == null ? null : JSON.stringify(value));
+/** One step's record in RECORD_SEGMENT's array (a JSON null there is SQL NULL). */
+interface StepRecord {
+  uuid: string;
+  step_uuid: string;
+  position: number;
+  status: string;
+  request: unknown;
+  response: unknown;
+  error: string | null;
+  duration_ms: number;
+}
 
 /**
  * Runs one segment of an execution, in the bus handler's transaction: the steps from
@@ -57,15 +91,10 @@ const json = (value: unknown): string | null => (value == null ? null : JSON.str
 export async function runSegment(runtime: FlowsRuntime, em: EntityManager, message: BusMessage<SegmentMessage>): Promise<void> {
   const { payload } = message;
   const tenant = runtime.tenants.require();
-  const connection = em.getConnection();
-  const sql = (text: string, params: unknown[]): Promise<any[]> => connection.execute(text, params, 'all', em.getTransactionContext());
   // Raw SQL, one round trip per statement (the tenant is an explicit condition, as the tenant filter would add). The row
   // lock orders this segment after any other transaction still writing the execution; an ORM lock would also lock
   // the flow and version rows its tenant filter joins, and so run one execution of a flow at a time.
-  const [execution] = (await sql(
-    'select uuid, flow_uuid, version_uuid, status, trigger_event, cursor, segment from flow_executions where uuid = ? and tenant_uuid = ? for update',
-    [payload.execution_uuid, tenant.uuid],
-  )) as (ExecutionRow | undefined)[];
+  const [execution] = await boundQuery<ExecutionRow>(em, LOCK_EXECUTION, [payload.execution_uuid, tenant.uuid]);
   // Gone (pruned), done, or this segment already ran: a stale or repeated message.
   if (!execution || execution.segment !== payload.segment || execution.status === 'succeeded' || execution.status === 'failed') return;
   const version = await loadVersion(em, tenant, execution.version_uuid);
@@ -74,7 +103,7 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
 
   const startedAt = new Date().toISOString();
   // What the segment changes, written at its end in one round trip (the step records and the execution row together).
-  const records: unknown[][] = [];
+  const records: StepRecord[] = [];
   const changes = {
     status: 'running' as ExecutionStatus,
     cursor: execution.cursor,
@@ -82,31 +111,19 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
     error: null as string | null,
     finishedAt: null as string | null,
   };
-  const persist = async () => {
-    const now = new Date().toISOString();
-    const values = records.map(() => '(?::uuid, ?::uuid, ?::timestamptz, ?::timestamptz, ?::uuid, ?::uuid, ?::int, ?, ?::jsonb, ?::jsonb, ?, ?::int)');
-    // Two statements in one round trip (the parameters are inlined, so the simple protocol carries both).
-    const insert = records.length
-      ? 'insert into "flow_execution_steps" (uuid, tenant_uuid, created_at, updated_at, execution_uuid, step_uuid, position, status, request, response, error, duration_ms) ' +
-        `values ${values.join(', ')}; `
-      : '';
-    await sql(
-      `${insert}update "flow_executions" set status = ?, cursor = ?::uuid, segment = ?::int, error = ?, started_at = coalesce(started_at, ?::timestamptz), ` +
-        'finished_at = ?::timestamptz, updated_at = ?::timestamptz where uuid = ? and tenant_uuid = ?',
-      [
-        ...records.flatMap((record) => [newUuid(), tenant.uuid, now, now, execution.uuid, ...record]),
-        changes.status,
-        changes.cursor,
-        changes.segment,
-        changes.error,
-        startedAt,
-        changes.finishedAt,
-        now,
-        execution.uuid,
-        tenant.uuid,
-      ],
-    );
-  };
+  const persist = () =>
+    boundQuery(em, RECORD_SEGMENT, [
+      JSON.stringify(records),
+      tenant.uuid,
+      new Date().toISOString(),
+      execution.uuid,
+      changes.status,
+      changes.cursor,
+      changes.segment,
+      changes.error,
+      startedAt,
+      changes.finishedAt,
+    ]);
 
   const outputs = new Map<string, unknown>([[definition.trigger, execution.trigger_event]]);
   let earlierLoaded = execution.segment === 0;
@@ -114,10 +131,7 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
   const loadEarlierOutputs = async (step: DefinitionStep) => {
     if (earlierLoaded || ![...referencedSteps(step.config)].some((uuid) => !outputs.has(uuid))) return;
     earlierLoaded = true;
-    const rows = await sql("select step_uuid, response from flow_execution_steps where execution_uuid = ? and tenant_uuid = ? and status = 'succeeded'", [
-      execution.uuid,
-      tenant.uuid,
-    ]);
+    const rows = await boundQuery<{ step_uuid: string; response: unknown }>(em, EARLIER_OUTPUTS, [execution.uuid, tenant.uuid]);
     for (const row of rows) if (!outputs.has(row.step_uuid)) outputs.set(row.step_uuid, row.response);
   };
   const fail = (error: string) => {
@@ -132,10 +146,7 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
   };
 
   if (payload.resume) {
-    const [paused] = await sql(
-      "update flow_execution_steps set status = 'succeeded', updated_at = ?::timestamptz where execution_uuid = ? and step_uuid = ? and tenant_uuid = ? and status = 'waiting' returning response",
-      [new Date().toISOString(), execution.uuid, payload.resume, tenant.uuid],
-    );
+    const [paused] = await boundQuery<{ response: unknown }>(em, RESUME_STEP, [new Date().toISOString(), execution.uuid, payload.resume, tenant.uuid]);
     if (paused) outputs.set(payload.resume, paused.response);
   }
 
@@ -163,7 +174,16 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
         },
         (uuid) => (outputs.has(uuid) ? { found: true, value: outputs.get(uuid) } : { found: false, value: undefined }),
       );
-      records.push([step.uuid, step.position, result.status, json(result.request), json(result.response), result.error, result.durationMs]);
+      records.push({
+        uuid: newUuid(),
+        step_uuid: step.uuid,
+        position: step.position,
+        status: result.status,
+        request: result.request ?? null,
+        response: result.response ?? null,
+        error: result.error,
+        duration_ms: result.durationMs,
+      });
 
       if (result.status === 'failed' && !step.continue_on_error) return fail(`Step ${step.position} (${step.app_uid}.${step.action_key}) failed: ${result.error}`);
       if (result.status !== 'failed') outputs.set(step.uuid, result.response);

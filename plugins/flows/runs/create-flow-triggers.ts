@@ -1,16 +1,39 @@
-import { newUuid, type BusService, type OrmService, type TenantService } from '../../../core';
+import { boundQuery, newUuid, preparedStatement, type BusService, type OrmService, type PreparedStatement, type TenantService } from '../../../core';
 import { publishSegment } from '../engine/segment-message';
 import type { DefinitionStep } from '../model/flow-definition';
 import type { FlowTriggers, LiveTrigger } from './flow-triggers';
 
 /**
  * A live version's trigger step, read from its definition in the database (not the whole
- * definition: only the trigger step crosses the wire). `?` placeholders: the condition's, then the tenant.
+ * definition: only the trigger step crosses the wire). Parameters: the tenant, then the condition's.
  */
-const liveTriggersWhere = (condition: string) =>
-  `select v.uuid, v.flow_uuid, v.definition->'steps'->(v.definition->>'trigger') as trigger from flow_versions v ` +
-  `join flows f on f.uuid = v.flow_uuid and f.tenant_uuid = v.tenant_uuid ` +
-  `where ${condition} and v.tenant_uuid = ? and v.active and f.deleted_at is null`;
+const liveTriggers = (name: string, condition: string) =>
+  preparedStatement(
+    name,
+    `select v.uuid, v.flow_uuid, v.definition->'steps'->(v.definition->>'trigger') as trigger from flow_versions v ` +
+      `join flows f on f.uuid = v.flow_uuid and f.tenant_uuid = v.tenant_uuid ` +
+      `where ${condition} and v.tenant_uuid = $1 and v.active and f.deleted_at is null`,
+  );
+const LIVE_BY_APP_TRIGGER = liveTriggers('flows.live-triggers-by-app', 'v.trigger_app_uid = $2 and v.trigger_key = $3');
+const LIVE_BY_HOOK_TOKEN = liveTriggers('flows.live-trigger-by-hook', 'v.hook_token = $2');
+const LIVE_BY_VERSION = liveTriggers('flows.live-trigger-by-version', 'v.uuid = $2::uuid');
+
+/** An execution of the live flow a hook token addresses (LIVE_BY_HOOK_TOKEN and INSERT_EXECUTION in one statement). */
+const INSERT_HOOK_EXECUTION = preparedStatement(
+  'flows.execution-insert-by-hook',
+  'insert into flow_executions (uuid, tenant_uuid, created_at, updated_at, flow_uuid, version_uuid, status, trigger_event, cursor, segment) ' +
+    "select $1::uuid, v.tenant_uuid, $2::timestamptz, $2::timestamptz, v.flow_uuid, v.uuid, 'queued', $3::jsonb, (v.definition->'steps'->(v.definition->>'trigger')->>'next')::uuid, 0 " +
+    'from flow_versions v join flows f on f.uuid = v.flow_uuid and f.tenant_uuid = v.tenant_uuid ' +
+    'where v.hook_token = $4 and v.tenant_uuid = $5 and v.active and f.deleted_at is null limit 1 returning uuid',
+);
+
+/** A new execution, starting at the step after the trigger (read from the version in the same statement). */
+const INSERT_EXECUTION = preparedStatement(
+  'flows.execution-insert',
+  'insert into flow_executions (uuid, tenant_uuid, created_at, updated_at, flow_uuid, version_uuid, status, trigger_event, cursor, segment) ' +
+    "select $1::uuid, v.tenant_uuid, $2::timestamptz, $2::timestamptz, $3::uuid, v.uuid, 'queued', $4::jsonb, (v.definition->'steps'->($5::text)->>'next')::uuid, 0 " +
+    'from flow_versions v where v.uuid = $6::uuid and v.tenant_uuid = $7 returning uuid',
+);
 
 interface LiveTriggerRow {
   uuid: string;
@@ -37,34 +60,48 @@ function liveTriggerOf(row: LiveTriggerRow): LiveTrigger {
  * statement names the current tenant itself.
  */
 export function createFlowTriggers({ orm, bus, tenants }: { orm: OrmService; bus: BusService; tenants: TenantService }): FlowTriggers {
-  const query = (sql: string, params: unknown[]): Promise<any[]> => orm.em.getConnection().execute(sql, params, 'all', orm.em.getTransactionContext());
-  const liveTriggers = async (condition: string, params: unknown[]) =>
-    ((await query(liveTriggersWhere(condition), [...params, tenants.require().uuid])) as LiveTriggerRow[]).map(liveTriggerOf);
+  const live = async (statement: PreparedStatement, params: unknown[]) =>
+    (await boundQuery<LiveTriggerRow>(orm.em, statement, [tenants.require().uuid, ...params])).map(liveTriggerOf);
 
   return {
-    live: (appUid, triggerKey) => liveTriggers('v.trigger_app_uid = ? and v.trigger_key = ?', [appUid, triggerKey]),
+    live: (appUid, triggerKey) => live(LIVE_BY_APP_TRIGGER, [appUid, triggerKey]),
 
     async byHookToken(token) {
-      const [trigger] = await liveTriggers('v.hook_token = ?', [token]);
+      const [trigger] = await live(LIVE_BY_HOOK_TOKEN, [token]);
       return trigger ?? null;
     },
 
     async liveVersion(versionUuid) {
-      const [trigger] = await liveTriggers('v.uuid = ?::uuid', [versionUuid]);
+      const [trigger] = await live(LIVE_BY_VERSION, [versionUuid]);
       return trigger ?? null;
     },
 
     async fire(trigger, event) {
       const tenant = tenants.require();
       const now = new Date().toISOString();
-      // The execution starts at the step after the trigger, read from the version in the same statement.
-      const [execution] = await query(
-        'insert into flow_executions (uuid, tenant_uuid, created_at, updated_at, flow_uuid, version_uuid, status, trigger_event, cursor, segment) ' +
-          "select ?::uuid, v.tenant_uuid, ?::timestamptz, ?::timestamptz, ?::uuid, v.uuid, 'queued', ?::jsonb, (v.definition->'steps'->?->>'next')::uuid, 0 " +
-          'from flow_versions v where v.uuid = ?::uuid and v.tenant_uuid = ? returning uuid',
-        [newUuid(), now, now, trigger.flowUuid, event == null ? null : JSON.stringify(event), trigger.stepUuid, trigger.versionUuid, tenant.uuid],
-      );
+      const [execution] = await boundQuery<{ uuid: string }>(orm.em, INSERT_EXECUTION, [
+        newUuid(),
+        now,
+        trigger.flowUuid,
+        event == null ? null : JSON.stringify(event),
+        trigger.stepUuid,
+        trigger.versionUuid,
+        tenant.uuid,
+      ]);
       if (!execution) throw new Error(`flow version ${trigger.versionUuid} does not exist in this tenant`);
+      await publishSegment(bus, { execution_uuid: execution.uuid, segment: 0 });
+      return { executionUuid: execution.uuid };
+    },
+
+    async fireHook(token, event) {
+      const [execution] = await boundQuery<{ uuid: string }>(orm.em, INSERT_HOOK_EXECUTION, [
+        newUuid(),
+        new Date().toISOString(),
+        event == null ? null : JSON.stringify(event),
+        token,
+        tenants.require().uuid,
+      ]);
+      if (!execution) return null;
       await publishSegment(bus, { execution_uuid: execution.uuid, segment: 0 });
       return { executionUuid: execution.uuid };
     },

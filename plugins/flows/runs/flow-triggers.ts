@@ -24,6 +24,11 @@ export interface FlowTriggers {
   liveVersion(versionUuid: string): Promise<LiveTrigger | null>;
   /** Starts an execution with `event` as the trigger's output: its row and its bus message, in the current transaction. */
   fire(trigger: LiveTrigger, event: unknown): Promise<{ executionUuid: string }>;
+  /**
+   * byHookToken and fire in one: the live flow's execution is found and written by one statement (a hook
+   * request's hot path). Null when no live flow listens on the token.
+   */
+  fireHook(token: string, event: unknown): Promise<{ executionUuid: string } | null>;
 }
 
 export const flowTriggersRef = createServiceRef<FlowTriggers>('flows.triggers');

@@ -39,15 +39,16 @@ describe('an execution', () => {
     for (const step of steps) expect(step.duration_ms).toBeGreaterThanOrEqual(0);
   });
 
-  it('writes the step records of a segment with one multi-row insert', async () => {
+  it("writes a segment's step records and the execution's new state in one statement", async () => {
     const flow = await deployFlow(kit, [{ name: 'trigger' }, ...['a', 'b', 'c', 'd'].map((name) => ({ name, action: 'echo', config: { value: name } }))]);
     const logQuery = jest.spyOn(kit.kernel.orm.config.getLogger(), 'logQuery');
     try {
       const [uuid] = await fire(kit.api, flow.versionUuid);
       await finished(kit, uuid);
       expect(await stepRows(kit, uuid)).toHaveLength(4);
-      const inserts = logQuery.mock.calls.map(([context]) => String(context.query)).filter((query) => query.startsWith('insert into "flow_execution_steps"'));
-      expect(inserts).toHaveLength(1);
+      const writes = logQuery.mock.calls.map(([context]) => String(context.query)).filter((query) => query.includes('insert into flow_execution_steps'));
+      expect(writes).toHaveLength(1);
+      expect(writes[0]).toMatch(/^with steps as \(insert into flow_execution_steps .*\) update flow_executions set status = /);
     } finally {
       logQuery.mockRestore();
     }
