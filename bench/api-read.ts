@@ -3,7 +3,8 @@
  * node:http + pg that does the same work in SQL terms and answers with
  * byte-identical JSON. Two scenarios, each measured and reported on its own:
  *
- *   notes  `GET /api/v1/notes/:uuid`: a small resource of the example plugin;
+ *   notes  `GET /api/v1/notes/:uuid`: a small resource of the example plugin (both
+ *          sides run findByUuid's statement as the same named prepared statement);
  *   agent  `GET /api/v1/agents/:uuid`: an agent with 20 guidelines, 20 notes,
  *          5 procedures of 5 steps, 50 training rows, 10 intents, 5 webhooks,
  *          10 routing and 5 guard rules and 3 phone numbers (about 25 KB of JSON).
@@ -60,8 +61,12 @@ const GOALS = { minThroughputRatio: 0.6, maxP99Ratio: 1.5 };
  * the tenant and token lookups are cached.
  */
 const SQL = {
-  note: (tenantUuid: string, uuid: string) =>
-    `select "n0".* from "example_notes" as "n0" where "n0"."tenant_uuid" = ${literal(tenantUuid)} and "n0"."uuid" = ${literal(uuid)} limit 1`,
+  /** findByUuid's statement for the note, prepared as the kernel prepares it (core/data/prepared-statements.ts). */
+  note: (tenantUuid: string, uuid: string) => ({
+    name: 'find-by-uuid.example_notes',
+    text: 'select "uuid", "tenant_uuid", "created_at", "updated_at", "title", "body", "extras" from "example_notes" where "uuid" = $1 and "tenant_uuid" = $2 limit 1',
+    values: [uuid, tenantUuid],
+  }),
   tenant: (slug: string) => `select "t0".* from "tenants" as "t0" where "t0"."slug" = ${literal(slug)} limit 1`,
   /** The agents plugin's one statement for a whole agent, with its values inlined as MikroORM sends them. */
   agent: (tenantUuid: string, uuid: string) => agentReader().SELECT_AGENTS.replace('?', literal(tenantUuid)).replace('?', literal(uuid)),
