@@ -47,7 +47,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
-import { CLI, dropDatabase, jsonRequest, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
+import { CLI, dropDatabase, removeBrokerTopology, jsonRequest, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'flows.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -73,6 +73,8 @@ interface Setup {
   versionUuid: string;
   hookPath: string;
   children: ChildProcess[];
+  /** The installation's environment (its bus namespace, for the cleanup). */
+  env: NodeJS.ProcessEnv;
 }
 
 
@@ -109,7 +111,7 @@ async function setUp(): Promise<Setup> {
   await db.connect();
   const [{ uuid: versionUuid }] = (await db.query(`select uuid from flow_versions where flow_uuid = $1 and active`, [deployed.uuid])).rows;
   await db.end();
-  return { databaseName: name, databaseUrl, port, token, tenantUuid, flowUuid: flow.uuid, versionUuid, hookPath, children };
+  return { databaseName: name, databaseUrl, port, token, tenantUuid, flowUuid: flow.uuid, versionUuid, hookPath, children, env };
 }
 
 /** Fires `count` hook calls from CLIENTS clients, optionally paced at `rate` per second overall. */
@@ -264,6 +266,7 @@ async function main() {
     await pool.end();
     await stopChildren(setup.children);
     agent.destroy();
+    await removeBrokerTopology(setup.env);
     await dropDatabase(SERVER_URL, setup.databaseName);
   }
 }

@@ -50,7 +50,7 @@ import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { fmt, median, numberEnv, percentile, printTable, round3 } from './lib/bench-stats';
-import { CLI, dropDatabase, jsonRequest, jsonResponse, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
+import { CLI, dropDatabase, removeBrokerTopology, jsonRequest, jsonResponse, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'tables.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -109,6 +109,8 @@ interface Setup {
   port: number;
   token: string;
   child: ChildProcess;
+  /** The installation's environment (its bus namespace, for the cleanup). */
+  env: NodeJS.ProcessEnv;
 }
 
 /** One JSON request to the child, as the bench tenant. */
@@ -161,7 +163,7 @@ async function setUp(csvBytes: number): Promise<Setup> {
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, CLI, 'start'], { env, stdio: ['ignore', process.env.BENCH_CHILD_STDOUT ? 'inherit' : 'ignore', 'inherit'] });
   await waitReady(port);
-  return { databaseName: name, databaseUrl, port, token, child };
+  return { databaseName: name, databaseUrl, port, token, child, env };
 }
 
 /** (a) PostgreSQL's COPY of the file into a plain table of 8 text columns; rows/s. */
@@ -361,6 +363,7 @@ async function main() {
     await stopChildren([setup.child]);
     agent.destroy();
     fs.rmSync(file, { force: true });
+    await removeBrokerTopology(setup.env);
     await dropDatabase(SERVER_URL, setup.databaseName);
   }
 }
