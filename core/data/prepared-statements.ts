@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * Statements that run on a hot path (a message's inbox row, an outbox insert, a flow
  * execution's rows) as named prepared statements: PostgreSQL parses and plans such a
@@ -19,9 +21,19 @@
  * statements are not there on the next transaction: set DATABASE_PREPARED_STATEMENTS=false.
  */
 export interface PreparedStatement {
-  /** Unique among prepared statements; also the name the server knows it by. */
+  /** Unique among prepared statements. */
   readonly name: string;
   readonly text: string;
+}
+
+/** PostgreSQL keeps the first 63 bytes of a prepared statement's name (NAMEDATALEN - 1). */
+const SERVER_NAME_BYTES = 63;
+
+/** The name the server knows a statement by: the declared one, or, when that is too long to stay unique there, a shortened one with a hash of the whole. */
+function serverName(name: string): string {
+  if (Buffer.byteLength(name) <= SERVER_NAME_BYTES) return name;
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 16);
+  return `${Buffer.from(name).subarray(0, 40).toString('utf8').replace(/\uFFFD+$/, '')}~${hash}`;
 }
 
 const namesByText = new Map<string, string>();
@@ -32,11 +44,11 @@ export function preparedStatement(name: string, text: string): PreparedStatement
   const known = textsByName.get(name);
   if (known !== undefined && known !== text) throw new Error(`prepared statement "${name}" is declared twice with different texts`);
   textsByName.set(name, text);
-  namesByText.set(text, name);
+  namesByText.set(text, serverName(name));
   return Object.freeze({ name, text });
 }
 
-/** The registered name of a statement text, if it has one. */
+/** The name the server knows a declared statement text by, if it was declared. */
 export function preparedStatementName(text: string): string | undefined {
   return namesByText.get(text);
 }

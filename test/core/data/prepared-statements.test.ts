@@ -2,6 +2,10 @@ import { boundQuery, preparedStatement } from '../../../core';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
 
 const ECHO = preparedStatement('test.echo-pair', 'select $1::text as text, $2::int + 1 as next');
+// Two names that PostgreSQL would cut to the same 63 bytes.
+const LONG_PREFIX = `test.${'x'.repeat(70)}`;
+const LONG_A = preparedStatement(`${LONG_PREFIX}.a`, "select 'a' as which, $1::int as n");
+const LONG_B = preparedStatement(`${LONG_PREFIX}.b`, "select 'b' as which, $1::int as n");
 
 /** What the connection of `tx` holds prepared, by name. */
 async function preparedOnConnection(tx: Parameters<typeof boundQuery>[0]): Promise<Map<string, string>> {
@@ -31,6 +35,16 @@ describe('prepared statements', () => {
         // Text that was not declared is not kept.
         await boundQuery(tx, 'select $1::int as undeclared', [1]);
         expect([...(await preparedOnConnection(tx)).values()].some((text) => text.includes('undeclared'))).toBe(false);
+      });
+    });
+
+    it('keeps two long names apart that the server would cut to the same 63 bytes', async () => {
+      await kit.kernel.orm.em.fork().transactional(async (tx) => {
+        expect(await boundQuery(tx, LONG_A, [1])).toEqual([{ which: 'a', n: 1 }]);
+        expect(await boundQuery(tx, LONG_B, [2])).toEqual([{ which: 'b', n: 2 }]);
+        const prepared = [...(await preparedOnConnection(tx))].filter(([, text]) => text === LONG_A.text || text === LONG_B.text);
+        expect(prepared).toHaveLength(2);
+        expect(prepared.every(([name]) => Buffer.byteLength(name) <= 63 && name.startsWith('test.xxx'))).toBe(true);
       });
     });
 
