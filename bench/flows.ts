@@ -47,7 +47,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { Client, Pool } from 'pg';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
-import { CLI, dropDatabase, removeBrokerTopology, jsonRequest, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
+import { CLI, dropDatabase, removeInstallationTopology, jsonRequest, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'flows.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -266,7 +266,7 @@ async function main() {
     await pool.end();
     await stopChildren(setup.children);
     agent.destroy();
-    await removeBrokerTopology(setup.env);
+    await removeInstallationTopology(setup.env);
     await dropDatabase(SERVER_URL, setup.databaseName);
   }
 }

@@ -50,7 +50,7 @@ import { parse } from 'csv-parse/sync';
 import { Client } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { fmt, median, numberEnv, percentile, printTable, round3 } from './lib/bench-stats';
-import { CLI, dropDatabase, removeBrokerTopology, jsonRequest, jsonResponse, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
+import { CLI, dropDatabase, removeInstallationTopology, jsonRequest, jsonResponse, prepareInstallation, stopChildren, waitReady, SERVER_NODE_FLAGS } from './lib/switchboard-process';
 
 const RESULTS_FILE = path.join(__dirname, 'results', 'tables.json');
 const SERVER_URL = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -363,7 +363,7 @@ async function main() {
     await stopChildren([setup.child]);
     agent.destroy();
     fs.rmSync(file, { force: true });
-    await removeBrokerTopology(setup.env);
+    await removeInstallationTopology(setup.env);
     await dropDatabase(SERVER_URL, setup.databaseName);
   }
 }

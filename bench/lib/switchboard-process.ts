@@ -166,25 +166,18 @@ export async function dropDatabase(serverUrl: string, name: string): Promise<voi
 
 /**
  * Deletes an installation's exchange and queues (one per consumer of the plugins its
- * processes load) from the broker, so bench runs leave it as they found it. The queue
- * names come from a kernel booted here with the installation's environment, as the CLI
- * boots one (loaded lazily: the API servers' children import this module too).
+ * processes load) from the broker, so bench runs leave it as they found it. The consumers
+ * come from a kernel booted here with the installation's environment, as the CLI boots
+ * one (loaded lazily: the API servers' children import this module too).
  */
-export async function removeBrokerTopology(env: NodeJS.ProcessEnv): Promise<void> {
+export async function removeInstallationTopology(env: NodeJS.ProcessEnv): Promise<void> {
   if (!env.AMQP_URL) return;
   const { Kernel } = require('../../core/kernel/kernel') as typeof import('../../core/kernel/kernel');
-  const { topology } = require('../../core/bus/transports/amqp-transport') as typeof import('../../core/bus/transports/amqp-transport');
-  const amqp = require('amqplib') as typeof import('amqplib');
+  const { removeBrokerTopology } = require('../../core/testing/broker-topology') as typeof import('../../core/testing/broker-topology');
   const kernel = await Kernel.boot({ role: 'cli', env: { ...env, LOG_LEVEL: 'error' }, migrate: false });
-  const names = topology(kernel.config.core.busNamespace);
-  const queues = kernel.bus.consumers.map((consumer) => names.queue(consumer.name));
-  await kernel.stop();
-  const connection = await amqp.connect(env.AMQP_URL);
   try {
-    const channel = await connection.createChannel();
-    for (const queue of queues) await channel.deleteQueue(queue);
-    await channel.deleteExchange(names.exchange);
+    await removeBrokerTopology(kernel);
   } finally {
-    await connection.close();
+    await kernel.stop();
   }
 }

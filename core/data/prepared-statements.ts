@@ -48,11 +48,6 @@ export function preparedStatement(name: string, text: string): PreparedStatement
   return Object.freeze({ name, text });
 }
 
-/** The name the server knows a declared statement text by, if it was declared. */
-export function preparedStatementName(text: string): string | undefined {
-  return namesByText.get(text);
-}
-
 /** The part of a `pg` client this needs (the ORM's `pg` is its own copy, so no import of the class). */
 interface PgClient {
   query(...args: any[]): any;

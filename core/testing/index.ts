@@ -1,6 +1,7 @@
 /** The plugin test kit: `import { startTestKernel } from 'switchboard/core/testing'`. */
 export { startTestKernel, type TestKernel, type TestKernelOptions, type TestTenant, type ApiClient } from './test-kernel';
 export { createTestDatabase } from './test-database';
+export { removeBrokerTopology } from './broker-topology';
 export { startWorkerProcess, disabledPluginsExcept, waitForExit } from './worker-process';
 export { startFakeLlmServer, type FakeLlmServer, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript, type FakeToolCall } from './fake-llm-server';
 export { captureLogger, CaptureTransport } from './capture-logger';

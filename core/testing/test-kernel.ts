@@ -2,9 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import amqp from 'amqplib';
 import supertest from 'supertest';
-import { topology } from '../bus/transports/amqp-transport';
+import { removeBrokerTopology } from './broker-topology';
 import { CaptureTransport } from './capture-logger';
 import { Kernel } from '../kernel/kernel';
 import type { PluginSource } from '../plugin/plugin-source';
@@ -136,38 +135,6 @@ async function outboxDrained(kernel: Kernel, timeoutMs: number): Promise<void> {
     if (pending === 0) return;
     if (Date.now() > deadline) throw new Error(`the outbox still holds ${pending} message(s) after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Deletes the test kernel's exchange and queues, so test runs leave the broker as they found it. */
-async function removeBrokerTopology(kernel: Kernel): Promise<void> {
-  const url = kernel.config.core.amqpUrl;
-  if (!url) return;
-  const names = topology(kernel.config.core.busNamespace);
-  const connection = await connectPatiently(url);
-  try {
-    const channel = await connection.createChannel();
-    for (const consumer of kernel.bus.consumers) await channel.deleteQueue(names.queue(consumer.name));
-    await channel.deleteExchange(names.exchange);
-  } finally {
-    await connection.close();
-  }
-}
-
-/**
- * The broker is shared by test files running in parallel, and the bus's broker-restart
- * tests stop it for a few seconds: cleanup waits for it (up to 60 s) instead of failing
- * the file that happened to finish meanwhile.
- */
-async function connectPatiently(url: string): Promise<amqp.ChannelModel> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      return await amqp.connect(url);
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
   }
 }
 
