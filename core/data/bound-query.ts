@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { PreparedStatement } from './prepared-statements';
+import { ormPool } from './orm-pool';
 
 /**
  * Runs SQL with `$1, $2, ...` placeholders as bound parameters, in the EntityManager's
@@ -12,14 +13,18 @@ import type { PreparedStatement } from './prepared-statements';
  * binds as an array (`= any($1::text[])`), a Date as a timestamp, a string as text.
  * The statement is logged through the ORM's query logger like its own. A declared
  * PreparedStatement runs as a named prepared statement (see prepared-statements.ts).
+ * Outside a transaction the statement goes to the ORM's pool directly (orm-pool.ts).
  */
 export async function boundQuery<T = Record<string, unknown>>(em: EntityManager, statement: string | PreparedStatement, params: readonly unknown[] = []): Promise<T[]> {
   const text = typeof statement === 'string' ? statement : statement.text;
-  const executor = em.getTransactionContext<Kysely<unknown>>() ?? (em.getConnection().getClient() as Kysely<unknown>);
+  const transaction = em.getTransactionContext<Kysely<unknown>>();
+  const pool = transaction ? undefined : ormPool(em);
   const logger = em.config.getLogger();
   const started = Date.now();
   try {
-    const { rows } = await executor.executeQuery<T>(CompiledQuery.raw(text, [...params]));
+    const { rows } = pool
+      ? await pool.query(text, params as unknown[])
+      : await (transaction ?? (em.getConnection().getClient() as Kysely<unknown>)).executeQuery<T>(CompiledQuery.raw(text, [...params]));
     logger.logQuery({ query: text, took: Date.now() - started, results: rows.length, level: 'info' });
     return rows;
   } catch (error) {

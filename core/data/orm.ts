@@ -7,11 +7,7 @@ import { currentContext } from '../context/request-context';
 import { isTenantScoped } from './tenant-scoped-entity';
 import { tenantFilter, TenantStampSubscriber } from './tenant-filter';
 import { usePreparedStatements } from './prepared-statements';
-
-/** The part of the ORM's `pg` pool this needs (it is the ORM's own copy of `pg`). */
-interface PgPool {
-  on(event: 'connect', listener: (client: any) => void): unknown;
-}
+import { recordOrmPool, type PgPool } from './orm-pool';
 
 export const MIGRATIONS_TABLE = 'switchboard_migrations';
 
@@ -26,6 +22,8 @@ export interface OrmOptions {
 }
 
 export function createOrm(options: OrmOptions): MikroORM {
+  let orm: MikroORM | undefined;
+  let earlyPool: PgPool | undefined;
   const tenantScoped = options.entities.filter(isTenantScoped).map((entity) => entity.name);
   const config: Options = {
     clientUrl: options.clientUrl,
@@ -40,7 +38,11 @@ export function createOrm(options: OrmOptions): MikroORM {
     pool: { min: 0, max: options.poolMax, idleTimeoutMillis: 30_000 },
     driverOptions: {
       connectionTimeoutMillis: 5_000,
-      ...(options.preparedStatements === false ? {} : { onPoolCreated: (pool: PgPool) => void pool.on('connect', usePreparedStatements) }),
+      onPoolCreated: (pool: PgPool) => {
+        if (orm) recordOrmPool(orm.config, pool);
+        else earlyPool = pool;
+        if (options.preparedStatements !== false) pool.on('connect', usePreparedStatements);
+      },
     },
     filters: { tenant: tenantFilter(tenantScoped) },
     subscribers: [new TenantStampSubscriber()],
@@ -55,5 +57,9 @@ export function createOrm(options: OrmOptions): MikroORM {
     },
     logger: (message) => options.logger.debug(message, { component: 'orm' }),
   };
-  return new MikroORM(config);
+  const created = new MikroORM(config);
+  orm = created;
+  // Should the driver create its pool while the ORM is being constructed.
+  if (earlyPool) recordOrmPool(created.config, earlyPool);
+  return created;
 }

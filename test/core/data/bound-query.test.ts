@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { boundQuery } from '../../../core';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
+import { ormPool } from '../../../core/data/orm-pool';
 
 const NOTES = path.resolve(__dirname, '../../../examples/plugins/notes');
 let kit: TestKernel;
@@ -35,6 +36,25 @@ describe('boundQuery', () => {
     ).rejects.toThrow('roll back');
     const [after] = await boundQuery<{ n: number }>(em, 'select count(*)::int as n from example_notes where tenant_uuid = $1 and body = $2', [kit.tenant.uuid, 'inside']);
     expect(after.n).toBe(0);
+  });
+
+  it("goes to the ORM's pool directly outside a transaction, and through the transaction inside one", async () => {
+    const em = kit.kernel.orm.em.fork();
+    const pool = ormPool(em)!;
+    expect(pool).toBeDefined();
+    const spy = jest.spyOn(pool, 'query');
+    try {
+      const [outside] = await boundQuery<{ n: number }>(em, 'select $1::int as n', [41]);
+      expect(outside.n).toBe(41);
+      expect(spy.mock.calls.filter(([text]) => text === 'select $1::int as n')).toHaveLength(1);
+      await em.transactional(async (tx) => {
+        const [inside] = await boundQuery<{ n: number }>(tx, 'select $1::int as n', [42]);
+        expect(inside.n).toBe(42);
+      });
+      expect(spy.mock.calls.filter(([text]) => text === 'select $1::int as n')).toHaveLength(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('logs through the ORM’s query logger, failures included', async () => {
