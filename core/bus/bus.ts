@@ -7,6 +7,7 @@ import { BootError } from '../kernel/boot-error';
 import type { BusService, ConsumerOptions, MessageHandler, PublishOptions, RegisteredConsumer } from './bus-types';
 import { Delivery } from './delivery';
 import { OutboxStore } from './outbox-store';
+import type { PgListener } from '../data/pg-listener';
 import { Relay } from './relay';
 import { isValidTopic, isValidTopicPattern } from './topic-pattern';
 import { AmqpTransport } from './transports/amqp-transport';
@@ -14,7 +15,6 @@ import { InProcessTransport } from './transports/in-process-transport';
 import type { Transport } from './transports/transport';
 
 export interface BusSettings {
-  databaseUrl: string;
   amqpUrl: string;
   namespace: string;
   relayBatchSize: number;
@@ -50,6 +50,8 @@ export class Bus {
     private readonly orm: MikroORM,
     tenants: TenantDirectory,
     private readonly logger: Logger,
+    /** The process's LISTEN connection: the relay wakes on the outbox's notifications. */
+    private readonly notifications: PgListener,
     private readonly settings: BusSettings,
   ) {
     this.outbox = new OutboxStore(orm, settings.leaseSeconds);
@@ -153,10 +155,11 @@ export class Bus {
     this.relay = new Relay(
       this.outbox,
       this.transport,
-      { databaseUrl: this.settings.databaseUrl, batchSize: this.settings.relayBatchSize, pollIntervalMs: this.settings.pollIntervalMs },
+      this.notifications,
+      { batchSize: this.settings.relayBatchSize, pollIntervalMs: this.settings.pollIntervalMs },
       this.logger.child({ component: 'relay' }),
     );
-    this.relay.start();
+    await this.relay.start();
   }
 
   /** For /readyz: throws while the broker is configured but not connected. */

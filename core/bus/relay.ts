@@ -1,11 +1,13 @@
-import { PgListener } from '../data/pg-listener';
+import type { PgListener } from '../data/pg-listener';
 import type { Logger } from '../logging/logger';
 import type { OutboxStore } from './outbox-store';
 import type { Transport } from './transports/transport';
 import { WakeSignal } from './wake-signal';
 
+/** The channel the outbox's insert trigger notifies (bus-entities.ts). */
+const OUTBOX_CHANNEL = 'switchboard_outbox';
+
 export interface RelaySettings {
-  databaseUrl: string;
   batchSize: number;
   /** The safety net: how often it looks even without a NOTIFY. */
   pollIntervalMs: number;
@@ -22,20 +24,21 @@ export class Relay {
   readonly signal = new WakeSignal();
   private running = false;
   private loop?: Promise<void>;
-  private listener?: PgListener;
+  private unlisten?: () => Promise<void>;
 
   constructor(
     private readonly outbox: OutboxStore,
     private readonly transport: Transport,
+    /** The process's LISTEN connection, shared with its other listeners. */
+    private readonly notifications: PgListener,
     private readonly settings: RelaySettings,
     private readonly logger: Logger,
   ) {}
 
-  start(): void {
+  async start(): Promise<void> {
     this.running = true;
     // Catch up after every (re)connection: notifications sent meanwhile are lost.
-    this.listener = new PgListener(this.settings.databaseUrl, 'switchboard_outbox', () => this.signal.notify(), () => this.signal.notify());
-    this.listener.start();
+    this.unlisten = await this.notifications.subscribe(OUTBOX_CHANNEL, () => this.signal.notify(), () => this.signal.notify());
     this.loop = this.run();
   }
 
@@ -43,7 +46,7 @@ export class Relay {
     this.running = false;
     this.signal.notify();
     await this.loop;
-    await this.listener?.stop();
+    await this.unlisten?.();
     await this.outbox.flushCompleted().catch((error) => this.logger.warn('deleting delivered outbox rows failed; their leases will run out', { error: String(error) }));
   }
 

@@ -59,7 +59,7 @@ interface KernelParts {
   plugins: LoadedPlugin[];
   orm: MikroORM;
   tenants: TenantDirectory;
-  authListener: PgListener;
+  notifications: PgListener;
   bus: Bus;
   secrets: Secrets;
   egress: Egress;
@@ -88,7 +88,9 @@ export class Kernel {
   readonly plugins: LoadedPlugin[];
   readonly orm: MikroORM;
   readonly tenants: TenantDirectory;
-  private readonly authListener: PgListener;
+  /** The process's one LISTEN connection (the relay's wake-ups, the auth cache's revocations). */
+  private readonly notifications: PgListener;
+  private stopAuthListening?: () => Promise<void>;
   readonly bus: Bus;
   readonly secrets: Secrets;
   readonly egress: Egress;
@@ -105,7 +107,7 @@ export class Kernel {
     this.plugins = parts.plugins;
     this.orm = parts.orm;
     this.tenants = parts.tenants;
-    this.authListener = parts.authListener;
+    this.notifications = parts.notifications;
     this.bus = parts.bus;
     this.secrets = parts.secrets;
     this.egress = parts.egress;
@@ -161,10 +163,8 @@ export class Kernel {
       }
 
       const tenants = new TenantDirectory(orm, config.core.authCacheTtlMs);
-      // Revocations made by other processes reach this one's auth cache at once.
-      const authListener = new PgListener(clientUrl, AUTH_CHANNEL, (payload) => tenants.forget(payload), () => tenants.forget());
-      const bus = new Bus(orm, tenants, logger, {
-        databaseUrl: clientUrl,
+      const notifications = new PgListener(clientUrl);
+      const bus = new Bus(orm, tenants, logger, notifications, {
         amqpUrl: config.core.amqpUrl,
         namespace: config.core.busNamespace,
         relayBatchSize: config.core.busRelayBatchSize,
@@ -183,7 +183,7 @@ export class Kernel {
         logger: llmLogger,
       });
       const container = rootContainer.createChildContainer();
-      const kernel = new Kernel(options, { config, logger, plugins, orm, tenants, authListener, bus, secrets, egress, llm, container, database });
+      const kernel = new Kernel(options, { config, logger, plugins, orm, tenants, notifications, bus, secrets, egress, llm, container, database });
       kernel.readiness.add({ name: 'database', check: async () => void (await orm!.em.fork().getConnection().execute('select 1')) });
       if (config.core.amqpUrl) kernel.readiness.add({ name: 'broker', check: () => bus.checkBroker() });
       for (const route of [...adminRoutes(tenants), ...deadLetterRoutes(orm, bus.outbox)]) kernel.registry.add('core', route);
@@ -204,7 +204,11 @@ export class Kernel {
       await hook();
     }
     this.registry.seal();
-    if (this.config.core.authCacheTtlMs > 0) this.authListener.start();
+    // Revocations made by other processes reach this one's auth cache at once.
+    if (this.config.core.authCacheTtlMs > 0) {
+      const tenants = this.tenants;
+      this.stopAuthListening = await this.notifications.subscribe(AUTH_CHANNEL, (payload) => tenants.forget(payload), () => tenants.forget());
+    }
     await this.bus.start(this.options.role);
     if (this.options.role === 'serve' || this.options.role === 'start') {
       const server = new HttpServer(
@@ -251,7 +255,8 @@ export class Kernel {
       };
       await step('draining HTTP', () => this.server?.drain(this.config.core.shutdownTimeoutMs));
       await step('stopping the bus', () => this.bus.stop());
-      await step('stopping the auth listener', () => this.authListener.stop());
+      await step('stopping the auth listener', () => this.stopAuthListening?.());
+      await step('closing the LISTEN connection', () => this.notifications.close());
       for (const { pluginId, hook } of [...this.stopHooks].reverse()) {
         try {
           await hook();
