@@ -19,6 +19,12 @@ export interface TestKernelOptions {
   role?: ProcessRole;
   /** Slug of the tenant created for the test (default `acme`). */
   tenant?: string;
+  /**
+   * A database to boot on instead of one created for the kernel (and dropped when it
+   * stops): for a server the test runs itself, such as one with an extension the
+   * machine's PostgreSQL lacks. The test owns it; the kernel migrates it and leaves it.
+   */
+  databaseUrl?: string;
 }
 
 export interface ApiClient {
@@ -62,10 +68,11 @@ export interface TestKernel extends TestTenant {
 
 /**
  * Boots a real kernel (real PostgreSQL, real HTTP server on a free port) with just
- * the plugins under test, in a database of its own, with a tenant and a token ready.
+ * the plugins under test, in a database of its own (or the one `databaseUrl` names),
+ * with a tenant and a token ready.
  */
 export async function startTestKernel(options: TestKernelOptions = {}): Promise<TestKernel> {
-  const database = await createTestDatabase();
+  const database = options.databaseUrl ? givenDatabase(options.databaseUrl) : await createTestDatabase();
   const logs: Array<Record<string, unknown>> = [];
   const adminToken = crypto.randomBytes(16).toString('hex');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-test-'));
@@ -126,6 +133,11 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A database the test brought: the kernel uses it and leaves dropping it to its owner. */
+function givenDatabase(url: string): { url: string; drop(): Promise<void> } {
+  return { url, drop: async () => {} };
 }
 
 async function outboxDrained(kernel: Kernel, timeoutMs: number): Promise<void> {

@@ -5,7 +5,7 @@ import type { KnowledgeHit } from '../knowledge-search';
 import { recordJson } from '../model/record-view';
 import { QUERY_TIMEOUT_MS, type EmbeddingsClient } from './embeddings/embeddings-client';
 import type { VectorStore } from './embeddings/vector-store';
-import { LIST_DEPTH, lexicalLists } from './lexical-lists';
+import { LIST_DEPTH, lexicalLists, splitExclusions } from './lexical-lists';
 import { fuseRanks } from './rank-fusion';
 import { MATCH_END, MATCH_START, snippetHtml } from './snippet';
 import { named, uuidArray } from './sql-values';
@@ -76,11 +76,14 @@ export class TableSearch {
     const text = query.trim();
     if (targets.length === 0 || text === '') return [];
     const tableUuids = targets.map((target) => target.uuid);
+    // What the query asks for is embedded, not its -exclusions (an excluded word would draw its records nearer); they filter the vector list instead.
+    const { wanted, unwanted } = splitExclusions(text);
+    const asked = wanted.trim();
     // The query's embedding is fetched while the database ranks the lexical lists.
-    const embedding = this.hybrid && (await this.hybrid.store.available(em)) ? this.embed(this.hybrid.client, text) : null;
+    const embedding = asked && this.hybrid && (await this.hybrid.store.available(em)) ? this.embed(this.hybrid.client, asked) : null;
     const lexical = await lexicalLists(em, tenantUuid, tableUuids, text);
     const vector = embedding ? await embedding : null;
-    const semantic = vector && this.hybrid ? await this.hybrid.store.nearest(em, tenantUuid, tableUuids, this.hybrid.client.model, vector, LIST_DEPTH) : [];
+    const semantic = vector && this.hybrid ? await this.hybrid.store.nearest(em, tenantUuid, tableUuids, this.hybrid.client.model, vector, LIST_DEPTH, unwanted) : [];
     const fused = fuseRanks([{ keys: lexical.exact }, { keys: lexical.fuzzy, weight: FUZZY_WEIGHT }, { keys: semantic }]).slice(0, limit);
     if (fused.length === 0) return [];
 

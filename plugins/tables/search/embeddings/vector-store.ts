@@ -30,13 +30,37 @@ export class VectorStore {
     return this.present;
   }
 
-  /** Entries of the tables nearest to the embedding (cosine distance), best first. */
-  async nearest(em: EntityManager, tenantUuid: string, tableUuids: readonly string[], model: string, embedding: readonly number[], limit: number): Promise<string[]> {
+  /**
+   * Entries of the tables nearest to the embedding (cosine distance), best first. Only
+   * embeddings of an entry's current document count: the vector of a record's old text
+   * (changed, its new embedding not stored yet) would find it by what it no longer says.
+   * `excluding` (websearch text, '' for nothing) leaves out the entries that match it, as
+   * the lexical lists do for a query's -exclusions. Both are applied to the nearest
+   * `limit` rather than before ranking, which would read every entry's document on
+   * every search: the list is shorter while a changed record waits for its embedding,
+   * or when the query excludes some of the nearest.
+   */
+  async nearest(
+    em: EntityManager,
+    tenantUuid: string,
+    tableUuids: readonly string[],
+    model: string,
+    embedding: readonly number[],
+    limit: number,
+    excluding = '',
+  ): Promise<string[]> {
+    const exclusion = excluding
+      ? 'join data_tables t on t.uuid = e.table_uuid where not coalesce(e.tsv @@ websearch_to_tsquery(t.search_language::regconfig, ?), false) '
+      : '';
     const rows: Array<{ key: string }> = await em.getConnection().execute(
-      'select v.uuid::text as key from data_table_search_vectors v ' +
+      'select n.uuid::text as key from (' +
+        'select v.uuid, v.document_md5, v.embedding <=> ?::vector as distance from data_table_search_vectors v ' +
         'where v.tenant_uuid = ? and v.table_uuid = any(?::uuid[]) and v.model = ? ' +
-        'order by v.embedding <=> ?::vector limit ?',
-      [tenantUuid, uuidArray(tableUuids), model, JSON.stringify(embedding), limit],
+        'order by distance, v.uuid limit ?' +
+        ') n join data_table_search_entries e on e.uuid = n.uuid and md5(e.document) = n.document_md5 ' +
+        exclusion +
+        'order by n.distance, n.uuid',
+      [JSON.stringify(embedding), tenantUuid, uuidArray(tableUuids), model, limit, ...(excluding ? [excluding] : [])],
       'all',
       em.getTransactionContext(),
     );

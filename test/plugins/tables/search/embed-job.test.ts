@@ -4,7 +4,7 @@ import { EMBED_BATCH, EMBED_TOPIC, embedNextBatch } from '../../../../plugins/ta
 import type { EmbeddingsClient } from '../../../../plugins/tables/search/embeddings/embeddings-client';
 import type { PendingDocument, VectorStore } from '../../../../plugins/tables/search/embeddings/vector-store';
 
-// The vector SQL needs pgvector, which this machine's PostgreSQL lacks: the job's logic runs here against a store double.
+// The job's logic, against a store double; the vector SQL runs on a real pgvector (PGlite) in hybrid-search-pgvector.test.ts.
 const TENANT = '01960000-0000-7000-8000-00000000000a';
 const TABLE = '01960000-0000-7000-8000-00000000000b';
 const em = {} as EntityManager;

@@ -3,6 +3,7 @@ import { startPeer, type Peer } from '../../../core/egress/peer-server';
 import { AGENTS, TABLES, addRecords, createTable, searchTable, sql, waitForCurrentIndex } from './search-helpers';
 
 // This machine's PostgreSQL has no pgvector: hybrid search must stay off however embeddings are configured.
+// The hybrid path itself runs on a real pgvector (PGlite) in hybrid-search-pgvector.test.ts.
 let kit: TestKernel;
 let embeddings: Peer;
 beforeAll(async () => {
