@@ -30,7 +30,7 @@ export interface SearchDeps {
  * that embed new and changed entries.
  */
 export function registerSearch({ http, bus, egress, logger, agents, settings }: SearchDeps): void {
-  const store = new VectorStore();
+  const store = new VectorStore(logger);
   const hybrid = hybridSearch(egress, settings, store);
   const search = new TableSearch(hybrid, logger);
   registerSearchRoutes(http, { bus, agents, search });

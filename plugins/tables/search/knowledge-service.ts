@@ -44,7 +44,7 @@ export async function searchAgentTables(em: EntityManager, search: TableSearch, 
  * request or message (so the current tenant and transaction).
  */
 export function createKnowledgeSearch({ orm, egress, settings, logger }: KnowledgeSearchDeps): KnowledgeSearch {
-  const search = new TableSearch(hybridSearch(egress, settings, new VectorStore()), logger);
+  const search = new TableSearch(hybridSearch(egress, settings, new VectorStore(logger)), logger);
   return {
     searchTable: (tableUuid, query, options = {}) => searchTable(orm.em, search, tableUuid, query, options.limit),
     searchAgent: (agentUuid, query, options = {}) => searchAgentTables(orm.em, search, agentUuid, query, options),

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { startTestKernel, type TestKernel, type TestTenant } from '../../../../core/testing';
 import { VectorStore } from '../../../../plugins/tables/search/embeddings/vector-store';
+import { vectorIndexName } from '../../../../plugins/tables/search/embeddings/vector-index';
 import { LIST_DEPTH, lexicalLists } from '../../../../plugins/tables/search/lexical-lists';
 import { RRF_K } from '../../../../plugins/tables/search/rank-fusion';
 import { conceptVector, startConceptEmbeddings, type ConceptEmbeddings } from './concept-embeddings';
@@ -88,6 +89,35 @@ describe('hybrid search on PostgreSQL with pgvector (PGlite)', () => {
     expect(embeddings.inputs).toEqual(expect.arrayContaining(Object.values(texts)));
   });
 
+  it('the embed job made the nearest-neighbour index of the model and length, and the vector statement can use it', async () => {
+    const length = conceptVector('x').length;
+    const name = vectorIndexName(MODEL, length);
+    const [index] = await sql<{ indexdef: string }>(kit, 'select indexdef from pg_indexes where indexname = ?', [name]);
+    expect(index.indexdef).toContain('USING hnsw');
+    expect(index.indexdef).toContain(`vector(${length})) vector_cosine_ops`);
+    expect(index.indexdef).toContain(`model = '${MODEL}'::text`);
+    expect(index.indexdef).toContain(`vector_dims(embedding) = ${length}`);
+    // The statement nearest() sends, planned where a sort is all but ruled out: only the index gives its order, so
+    // a plan through it proves the statement's expression and conditions match the index's (the planner picks it
+    // by cost on its own when a table has many vectors; at five a sort is cheaper).
+    const em = kit.kernel.orm.em.fork();
+    const connection = em.getConnection();
+    const spy = jest.spyOn(connection, 'execute');
+    let statement: [string, unknown[]];
+    try {
+      await new VectorStore().nearest(em, kit.tenant.uuid, [household], MODEL, conceptVector('kettle'), LIST_DEPTH);
+      statement = spy.mock.calls.map((call) => [String(call[0]), (call[1] ?? []) as unknown[]] as [string, unknown[]]).find(([text]) => text.includes('<=>'))!;
+    } finally {
+      spy.mockRestore();
+    }
+    const plan = await em.fork().transactional(async (tx: EntityManager) => {
+      await tx.getConnection().execute('set local enable_sort = off', [], 'run', tx.getTransactionContext());
+      const rows = await tx.getConnection().execute(`explain ${statement[0]}`, statement[1], 'all', tx.getTransactionContext());
+      return rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain(`Index Scan using ${name}`);
+  });
+
   it('finds a record by a synonym no lexical list finds', async () => {
     // The premise: neither the full-text nor the fuzzy list has anything for the query.
     expect(await lexical(kit.tenant.uuid, [household], 'physician')).toEqual({ exact: [], fuzzy: [] });
@@ -145,6 +175,32 @@ describe('hybrid search on PostgreSQL with pgvector (PGlite)', () => {
     expect(after.document_md5).toBe(md5(changed));
     expect(after.embedding).toEqual(conceptVector(changed).map((x) => expect.closeTo(x, 5)));
     expect((await searchTable(kit.api, chores, 'sofa'))[0]).toMatchObject({ record_uuid: chore, values: { text: changed } });
+  });
+
+  it('embeddings too long for an index are stored and searched exactly, with one warning, and do not fail the job', async () => {
+    const wide = await createTable(kit.api, 'Wide', [{ name: 'text', data_type: 'text' }]);
+    const [record] = await addRecords(kit.api, wide, [{ text: 'Wide kettle' }]);
+    await waitForEmbeddings(wide);
+    // pgvector's HNSW takes at most 2,000 dimensions of `vector`.
+    const long = Array.from({ length: 2001 }, (_, index) => (index === 7 ? 1 : 0));
+    const warnings: Array<[string, Record<string, unknown>]> = [];
+    const store = new VectorStore({ warn: (message: string, meta: Record<string, unknown>) => void warnings.push([message, meta]) } as never);
+    // All in one transaction (the failed index build must leave it usable), so that an embed job of the test model,
+    // which would replace this vector (one per record), cannot run in between.
+    await kit.kernel.orm.em.fork().transactional(async (em: EntityManager) => {
+      for (let round = 0; round < 2; round++) await store.store(em, kit.tenant.uuid, wide, 'wide-model', [{ uuid: record, md5: md5('Wide kettle'), embedding: long }]);
+      const stored = await em.getConnection().execute(
+        'select uuid::text as uuid, model, vector_dims(embedding) as length from data_table_search_vectors where table_uuid = ?',
+        [wide],
+        'all',
+        em.getTransactionContext(),
+      );
+      expect(stored).toEqual([{ uuid: record, model: 'wide-model', length: 2001 }]);
+      expect(await store.nearest(em, kit.tenant.uuid, [wide], 'wide-model', long, LIST_DEPTH)).toEqual([record]);
+    });
+    expect(await sql(kit, 'select indexname from pg_indexes where indexname = ?', [vectorIndexName('wide-model', 2001)])).toEqual([]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0][1]).toMatchObject({ model: 'wide-model', dimensions: 2001 });
   });
 
   it('a deleted record’s vector goes with it, and a deleted table’s vectors with the table', async () => {
