@@ -22,6 +22,8 @@ export function registerSearchRoutes(http: HttpService, deps: { bus: BusService;
     defineRoute({
       method: 'POST',
       path: '/api/v1/data/:uuid/search',
+      // A read whose wait for the query's embedding must hold no connection: the search opens its own short transactions (table-search.ts).
+      transactional: false,
       summary: 'Search a table',
       description: `The table’s records that best match the query, best first, at most \`limit\` (default ${HITS_DEFAULT}). ${RANKING}`,
       tags,
@@ -41,6 +43,8 @@ export function registerSearchRoutes(http: HttpService, deps: { bus: BusService;
     defineRoute({
       method: 'POST',
       path: '/api/v1/agents/:uuid/knowledge/search',
+      // A read whose wait for the query's embedding must hold no connection: the search opens its own short transactions (table-search.ts).
+      transactional: false,
       summary: 'Search an agent’s tables',
       description:
         'Searches every table assigned to the agent (only those of `mode` when given) and ranks their records together, as the agent does at runtime. ' +

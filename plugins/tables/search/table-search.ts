@@ -63,8 +63,14 @@ interface HitRow {
 
 /**
  * Ranked search over some tables of one tenant: the full-text and fuzzy lists (and the
- * vector list, when hybrid) fused by reciprocal rank fusion. Runs in `em`'s transaction;
- * a table whose index is stale answers from the entries it has.
+ * vector list, when hybrid) fused by reciprocal rank fusion. A table whose index is
+ * stale answers from the entries it has.
+ *
+ * Runs in `em`'s transaction when it has one. Otherwise (the search routes) it opens
+ * two short ones, the lexical lists and then the vector list with the hits, and none
+ * while it waits for the query's embedding: a slow embeddings API (up to
+ * QUERY_TIMEOUT_MS) then holds no connection of the pool, where one transaction would
+ * hold it for every search under way.
  */
 export class TableSearch {
   constructor(
@@ -81,16 +87,28 @@ export class TableSearch {
     const asked = wanted.trim();
     // The query's embedding is fetched while the database ranks the lexical lists.
     const embedding = asked && this.hybrid && (await this.hybrid.store.available(em)) ? this.embed(this.hybrid.client, asked) : null;
-    const lexical = await lexicalLists(em, tenantUuid, tableUuids, text);
+    const lexical = await inTransaction(em, (tx) => lexicalLists(tx, tenantUuid, tableUuids, text));
     const vector = embedding ? await embedding : null;
-    const semantic = vector && this.hybrid ? await this.hybrid.store.nearest(em, tenantUuid, tableUuids, this.hybrid.client.model, vector, LIST_DEPTH, unwanted) : [];
-    const fused = fuseRanks([{ keys: lexical.exact }, { keys: lexical.fuzzy, weight: FUZZY_WEIGHT }, { keys: semantic }]).slice(0, limit);
-    if (fused.length === 0) return [];
+    return inTransaction(em, async (tx) => {
+      const semantic = vector && this.hybrid ? await this.hybrid.store.nearest(tx, tenantUuid, tableUuids, this.hybrid.client.model, vector, LIST_DEPTH, unwanted) : [];
+      const fused = fuseRanks([{ keys: lexical.exact }, { keys: lexical.fuzzy, weight: FUZZY_WEIGHT }, { keys: semantic }]).slice(0, limit);
+      return fused.length === 0 ? [] : this.hits(tx, tenantUuid, targets, text, fused, lexical.highlight);
+    });
+  }
 
+  /** The fused items as hits: the records' values and their documents' headlines, in the fused order. */
+  private async hits(
+    em: EntityManager,
+    tenantUuid: string,
+    targets: readonly SearchTarget[],
+    text: string,
+    fused: ReadonlyArray<{ key: string; score: number }>,
+    highlight: ReadonlyMap<string, string>,
+  ): Promise<KnowledgeHit[]> {
     const connection = em.getConnection();
     const rows: HitRow[] = await connection.execute(
       HITS.text,
-      HITS.params({ records: uuidArray(fused.map((item) => item.key)), tenant: tenantUuid, query: text, highlight: JSON.stringify(Object.fromEntries(lexical.highlight)) }),
+      HITS.params({ records: uuidArray(fused.map((item) => item.key)), tenant: tenantUuid, query: text, highlight: JSON.stringify(Object.fromEntries(highlight)) }),
       'all',
       em.getTransactionContext(),
     );
@@ -120,4 +138,9 @@ export class TableSearch {
       },
     );
   }
+}
+
+/** Runs `work` in `em`'s transaction, or in a transaction of its own when `em` has none. */
+function inTransaction<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  return em.getTransactionContext() ? work(em) : em.transactional(work);
 }

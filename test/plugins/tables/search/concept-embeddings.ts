@@ -44,6 +44,11 @@ export interface ConceptEmbeddings {
    */
   refuse(word: string): void;
   allowAll(): void;
+  /**
+   * Keeps any request with an input holding `word` waiting (the input is recorded at
+   * once) until the returned function is called: an embeddings API slow to answer.
+   */
+  hold(word: string): () => void;
   close(): Promise<void>;
 }
 
@@ -52,7 +57,8 @@ export async function startConceptEmbeddings(model: string): Promise<ConceptEmbe
   const inputs: string[] = [];
   const refused: string[] = [];
   const refusing = new Set<string>();
-  const peer: Peer = await startPeer((request, res) => {
+  const holding = new Map<string, Promise<void>>();
+  const peer: Peer = await startPeer(async (request, res) => {
     const body = JSON.parse(request.body) as { model?: unknown; input?: unknown };
     const texts = Array.isArray(body.input) ? body.input.map(String) : [String(body.input)];
     if (request.method !== 'POST' || request.path !== '/embeddings' || body.model !== model) {
@@ -61,6 +67,7 @@ export async function startConceptEmbeddings(model: string): Promise<ConceptEmbe
       return;
     }
     inputs.push(...texts);
+    for (const [word, released] of holding) if (texts.some((text) => text.toLowerCase().includes(word))) await released;
     if (texts.some((text) => [...refusing].some((word) => text.toLowerCase().includes(word)))) {
       refused.push(...texts);
       res.writeHead(503, { 'content-type': 'application/json' });
@@ -76,6 +83,15 @@ export async function startConceptEmbeddings(model: string): Promise<ConceptEmbe
     refused,
     refuse: (word) => void refusing.add(word.toLowerCase()),
     allowAll: () => refusing.clear(),
+    hold: (word) => {
+      let release!: () => void;
+      const key = word.toLowerCase();
+      holding.set(key, new Promise<void>((resolve) => (release = resolve)));
+      return () => {
+        holding.delete(key);
+        release();
+      };
+    },
     close: () => peer.close(),
   };
 }

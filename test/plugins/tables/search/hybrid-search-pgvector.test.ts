@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { startTestKernel, type TestKernel, type TestTenant } from '../../../../core/testing';
 import { VectorStore } from '../../../../plugins/tables/search/embeddings/vector-store';
 import { vectorIndexName } from '../../../../plugins/tables/search/embeddings/vector-index';
+import { QUERY_TIMEOUT_MS } from '../../../../plugins/tables/search/embeddings/embeddings-client';
 import { LIST_DEPTH, lexicalLists } from '../../../../plugins/tables/search/lexical-lists';
 import { RRF_K } from '../../../../plugins/tables/search/rank-fusion';
 import { conceptVector, startConceptEmbeddings, type ConceptEmbeddings } from './concept-embeddings';
@@ -136,6 +137,24 @@ describe('hybrid search on PostgreSQL with pgvector (PGlite)', () => {
     expect(hits.slice(0, 2).map((hit) => hit.record_uuid)).toEqual([records.kettle, records.teapot]);
     expect(hits[1].score).toBeCloseTo(TOP_OF_ONE_LIST, 10);
     expect(hits[0].score).toBeGreaterThan(hits[1].score);
+  });
+
+  it('holds no database connection while it waits for the query’s embedding', async () => {
+    // PGlite has one session, which a client inside a transaction keeps (pglite-server.ts): a search waiting for its
+    // embedding inside a transaction would keep every other request waiting too.
+    const asked = embeddings.inputs.filter((input) => input === 'bill').length;
+    const release = embeddings.hold('bill');
+    let search: Promise<Hit[]> | undefined;
+    try {
+      search = searchTable(kit.api, household, 'bill');
+      await until(() => embeddings.inputs.filter((input) => input === 'bill').length > asked, 'the query at the embeddings API');
+      const other = kit.api.get(`/api/v1/data/${household}`).then((res) => res.status);
+      // Well before the search would give up on the embedding (and end its transaction) at QUERY_TIMEOUT_MS.
+      expect(await Promise.race([other, sleep(QUERY_TIMEOUT_MS / 2).then(() => 'still waiting')])).toBe(200);
+    } finally {
+      release();
+    }
+    expect((await search)[0]).toMatchObject({ record_uuid: records.invoice });
   });
 
   it('leaves out what the query excludes (-word) from the vector list too', async () => {
