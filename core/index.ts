@@ -29,7 +29,7 @@ export {
 } from './http/http-errors';
 export * from './http/schemas';
 export type { UploadSpec, UploadedFile } from './http/multipart-upload';
-export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, MessageHandler, RetryPolicy } from './bus/bus-types';
+export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, PrepareContext, MessageHandler, RetryPolicy } from './bus/bus-types';
 export { defineSecretColumn, type SecretColumn, type SecretColumnSpec } from './secrets/secret-column';
 export type { SecretsService } from './secrets/secrets';
 export type { SecretContext } from './secrets/secret-context';

@@ -30,7 +30,7 @@ export interface RetryPolicy {
   backoff: { initialMs: number; factor: number; maxMs: number };
 }
 
-export interface ConsumerOptions {
+export interface ConsumerOptions<T = any, P = undefined> {
   /** Unique within the plugin; the kernel prefixes the plugin id. */
   name: string;
   /** Topics, with AMQP wildcards: `*` one word, `#` any number of words (words are dot-separated). */
@@ -38,14 +38,32 @@ export interface ConsumerOptions {
   /** Handlers of this consumer running at once in one process (default 1). */
   concurrency?: number;
   retry?: Partial<Omit<RetryPolicy, 'backoff'>> & { backoff?: Partial<RetryPolicy['backoff']> };
+  /**
+   * Runs before the message's transaction opens, as the message's tenant, with no
+   * transaction of its own: the place for calls to other systems (an LLM, an embeddings
+   * API) that may take seconds, which inside the transaction would hold a database
+   * connection and the transaction open all the while. It may read; writes and
+   * publishes belong to the handler, which gets what this returns as
+   * `context.prepared`. A prepare that throws fails the delivery as a throwing handler
+   * does (retry with backoff, then the dead letter). It is skipped for a message
+   * already handled, but may run again for one delivered twice at once.
+   */
+  prepare?: (message: BusMessage<T>, context: PrepareContext) => P | Promise<P>;
 }
 
-export interface ConsumerContext {
-  /** The handler's transaction: its writes, its publishes and the inbox record commit together. */
+export interface PrepareContext {
+  /** Reads of the current tenant, outside any transaction. */
   em: EntityManager;
 }
 
-export type MessageHandler<T = any> = (message: BusMessage<T>, context: ConsumerContext) => void | Promise<void>;
+export interface ConsumerContext<P = undefined> {
+  /** The handler's transaction: its writes, its publishes and the inbox record commit together. */
+  em: EntityManager;
+  /** What the consumer's `prepare` returned for this message (undefined without one). */
+  prepared: P;
+}
+
+export type MessageHandler<T = any, P = undefined> = (message: BusMessage<T>, context: ConsumerContext<P>) => void | Promise<void>;
 
 export interface BusService {
   /**
@@ -61,7 +79,7 @@ export interface BusService {
    */
   publishMany(topic: string, payloads: readonly unknown[], options?: Omit<PublishOptions, 'key'>): Promise<string[]>;
   /** Registers a consumer (at init). It runs in `worker` and `start` processes. */
-  consume<T = unknown>(options: ConsumerOptions, handler: MessageHandler<T>): void;
+  consume<T = unknown, P = undefined>(options: ConsumerOptions<T, P>, handler: MessageHandler<T, P>): void;
 }
 
 export interface RegisteredConsumer {
@@ -70,7 +88,8 @@ export interface RegisteredConsumer {
   topics: string[];
   concurrency: number;
   retry: RetryPolicy;
-  handler: MessageHandler;
+  prepare?: (message: BusMessage, context: PrepareContext) => unknown;
+  handler: MessageHandler<any, any>;
 }
 
 /** A claimed outbox row, as the transports carry it. */

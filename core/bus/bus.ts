@@ -109,7 +109,7 @@ export class Bus {
     return em;
   }
 
-  private register(pluginId: string, options: ConsumerOptions, handler: MessageHandler): void {
+  private register(pluginId: string, options: ConsumerOptions<any, any>, handler: MessageHandler<any, any>): void {
     if (this.sealed) throw new BootError(`plugin "${pluginId}" registered consumer "${options.name}" after start; register consumers in init`);
     if (!CONSUMER_NAME.test(options.name)) throw new BootError(`plugin "${pluginId}": consumer name "${options.name}" must be lower-case letters, digits, "-" and "_"`);
     const name = `${pluginId}.${options.name}`;
@@ -130,6 +130,7 @@ export class Bus {
           maxMs: options.retry?.backoff?.maxMs ?? this.settings.backoffMaxMs,
         },
       },
+      prepare: options.prepare,
       handler,
     });
   }

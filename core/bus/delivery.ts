@@ -15,7 +15,7 @@ export type DeliveryOutcome = 'handled' | 'duplicate' | 'retry' | 'dead';
 export interface BatchResult {
   /** One per envelope, in order. */
   outcomes: DeliveryOutcome[];
-  /** Handlers run, and their wall time in all (ms): how quick this consumer's handlers are. */
+  /** Handlers run, and their wall time in all with their prepares' (ms): how quick this consumer's handlers are. */
   handlersRun: number;
   handlerMs: number;
 }
@@ -33,9 +33,14 @@ interface Item {
   index: number;
   envelope: Envelope;
   tenant?: TenantRef;
-  /** Set when it failed: before its handler ran (its tenant is gone) or in it. */
+  /** What the consumer's prepare returned. */
+  prepared?: unknown;
+  /** Set when it failed: before its handler ran (its tenant is gone, its prepare threw) or in it. */
   error?: unknown;
 }
+
+/** Of these messages, those the consumer has handled already (read before preparing, so a redelivery is not prepared again). */
+const HANDLED_BEFORE = preparedStatement('bus.inbox-handled', 'select message_id from bus_inbox where consumer = $1 and message_id = any($2::uuid[])');
 
 /**
  * Runs messages through one consumer, exactly once in effect. A batch of messages is
@@ -92,6 +97,7 @@ export class Delivery {
     }
     const result: BatchResult = { outcomes, handlersRun: 0, handlerMs: 0 };
     if (items.length === 0) return result;
+    if (consumer.prepare) await this.prepare(consumer, items, result);
     if (items.length === 1 && items[0].error === undefined) {
       await this.deliverAlone(consumer, items[0], result);
       return result;
@@ -167,6 +173,32 @@ export class Delivery {
     }
   }
 
+  /**
+   * Runs the consumer's prepare for each item, before and outside the transaction (see
+   * ConsumerOptions.prepare), one after another, as the item's tenant. A failure is the
+   * item's: it is retried or dead-lettered in the transaction as a handler's would be.
+   * Its time counts as its handler's, so that a consumer whose prepare is slow gets
+   * batches of one, `concurrency` at once, as a slow handler does (consumer-batches.ts).
+   */
+  private async prepare(consumer: RegisteredConsumer, items: Item[], result: BatchResult): Promise<void> {
+    const pending = items.filter((item) => item.error === undefined);
+    if (pending.length === 0) return;
+    const handled = await boundQuery<{ message_id: string }>(this.orm.em.fork(), HANDLED_BEFORE, [consumer.name, pending.map((item) => item.envelope.messageId)]);
+    const skip = new Set(handled.map((row) => row.message_id));
+    for (const item of pending) {
+      if (skip.has(item.envelope.messageId)) continue;
+      const em = this.orm.em.fork();
+      const started = performance.now();
+      try {
+        item.prepared = await runInContext({ tenant: item.tenant, requestId: item.envelope.messageId, em }, () => consumer.prepare!(messageOf(item), { em }));
+      } catch (error) {
+        item.error = error;
+      } finally {
+        result.handlerMs += performance.now() - started;
+      }
+    }
+  }
+
   /** Records the items' messages as handled by `consumer`; returns the ids recorded now (the others were, earlier: duplicates). */
   private async recordInInbox(tx: EntityManager, consumer: RegisteredConsumer, items: readonly Item[]): Promise<Set<string>> {
     const fresh = await boundQuery<{ message_id: string }>(tx, RECORD_IN_INBOX, [consumer.name, items.map((item) => item.envelope.messageId)]);
@@ -187,18 +219,10 @@ export class Delivery {
   /** The handler on a fork of the batch's transaction, as the message's tenant; its unit of work is flushed before its savepoint is released. */
   private runHandler(consumer: RegisteredConsumer, item: Item, tx: EntityManager): Promise<void> {
     const { envelope, tenant } = item;
-    const message: BusMessage = {
-      id: envelope.messageId,
-      topic: envelope.topic,
-      payload: envelope.payload,
-      headers: envelope.headers,
-      tenant,
-      attempt: envelope.attempt,
-    };
     const em = tx.fork({ clear: true, keepTransactionContext: true });
     return runInContext({ tenant, requestId: envelope.messageId, em }, () =>
       TransactionContext.create(em, async () => {
-        await consumer.handler(message, { em });
+        await consumer.handler(messageOf(item), { em, prepared: item.prepared });
         await em.flush();
       }),
     );
@@ -248,4 +272,16 @@ export class Delivery {
       );
     return 'dead';
   }
+}
+
+/** The message a prepare or a handler sees. */
+function messageOf({ envelope, tenant }: Item): BusMessage {
+  return {
+    id: envelope.messageId,
+    topic: envelope.topic,
+    payload: envelope.payload,
+    headers: envelope.headers,
+    tenant,
+    attempt: envelope.attempt,
+  };
 }

@@ -24,11 +24,20 @@ export interface SessionEvaluatorDeps {
   settings: EvaluationSettings;
 }
 
+/** What the evaluation of one session came to, before anything is stored. */
+export interface SessionOutcome {
+  session: NonNullable<Awaited<ReturnType<ConversationReader['sessionWithMessages']>>> & { channel: Channel };
+  plan: NonNullable<ReturnType<typeof planFor>>;
+  outcome: OutcomeRecorder['outcome'];
+}
+
 /**
- * The consumer's handler: evaluates one closed session with the settings in effect
- * now, stores (or replaces) its record and publishes `session.evaluated`, all in the
- * message's transaction. Nothing is stored for a session that is gone, still open,
- * shorter than `minMessages`, or whose settings are not active.
+ * The consumer, in its two phases. `prepare` (before the message's transaction opens,
+ * so no database connection waits on the model, which may take many seconds) evaluates
+ * one closed session with the settings in effect now; `handle` (in the message's
+ * transaction) stores (or replaces) its record and publishes `session.evaluated`.
+ * Nothing is evaluated for a session that is gone, still open, shorter than
+ * `minMessages`, or whose settings are not active.
  *
  * When the model was unavailable, the message is thrown back to the bus for a later
  * delivery (with backoff), except on the last one: then the record is stored with the
@@ -36,15 +45,14 @@ export interface SessionEvaluatorDeps {
  * Failures that another delivery would repeat are stored at once.
  */
 export function createSessionEvaluator({ bus, llm, logger, conversations, settings }: SessionEvaluatorDeps) {
-  return async (message: BusMessage<EvaluateRequest>, em: EntityManager): Promise<void> => {
-    const tenant = message.tenant;
-    if (!tenant) return;
+  const prepare = async (message: BusMessage<EvaluateRequest>, em: EntityManager): Promise<SessionOutcome | null> => {
+    if (!message.tenant) return null;
     const session = await conversations.sessionWithMessages(message.payload.session_uuid);
-    if (!session || session.status !== 'closed' || session.message_count < settings.minMessages) return;
+    if (!session || session.status !== 'closed' || session.message_count < settings.minMessages) return null;
     const channel = session.channel as Channel;
     const effective = await effectiveSettings(em, session.agent_uuid);
     const plan = planFor(effective.values, effective.source, channel);
-    if (!plan) return;
+    if (!plan) return null;
 
     const recorder = new OutcomeRecorder(llm, settings.model || undefined);
     const transcript = transcriptOf(session.messages, settings.maxTranscriptChars);
@@ -53,8 +61,14 @@ export function createSessionEvaluator({ bus, llm, logger, conversations, settin
 
     const retryable = outcome.failures.find(isWorthRetrying);
     if (retryable !== undefined && message.attempt < settings.maxAttempts) throw retryable;
+    return { session: { ...session, channel }, plan, outcome };
+  };
 
-    const uuid = await saveEvaluation(em, tenant.uuid, { ...session, channel }, plan, outcome);
+  const handle = async (message: BusMessage<EvaluateRequest>, em: EntityManager, evaluated: SessionOutcome | null): Promise<void> => {
+    const tenant = message.tenant;
+    if (!tenant || !evaluated) return;
+    const { session, plan, outcome } = evaluated;
+    const uuid = await saveEvaluation(em, tenant.uuid, session, plan, outcome);
     const status = statusOf(outcome);
     if (status === 'failed') {
       // The operator's view of what the record tells the tenant in fewer words (LLM errors never quote prompts or answers).
@@ -66,7 +80,7 @@ export function createSessionEvaluator({ bus, llm, logger, conversations, settin
       session_uuid: session.uuid,
       conversation_uuid: session.conversation_uuid,
       agent_uuid: session.agent_uuid,
-      channel,
+      channel: session.channel,
       status,
       success: outcome.success,
       summary: outcome.summary,
@@ -74,4 +88,6 @@ export function createSessionEvaluator({ bus, llm, logger, conversations, settin
     };
     await bus.publish(EVALUATION_TOPICS.evaluated, event);
   };
+
+  return { prepare, handle };
 }

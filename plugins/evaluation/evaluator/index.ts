@@ -4,7 +4,7 @@ import { CONVERSATION_TOPICS, type ConversationReader } from '../../conversation
 import type { EvaluationSettings } from '../evaluation-config';
 import { RERUN_TOPIC } from '../topics';
 import { registerAnalyticsRoute } from './analytics-route';
-import { createSessionEvaluator, type EvaluateRequest } from './evaluate-session';
+import { createSessionEvaluator, type EvaluateRequest, type SessionOutcome } from './evaluate-session';
 import { registerEvaluationRoutes } from './evaluation-routes';
 
 export interface EvaluatorRuntime {
@@ -27,15 +27,17 @@ const MAX_RETRY_DELAY_MS = 600_000;
  */
 export function registerEvaluator(runtime: EvaluatorRuntime): void {
   const { http, bus, settings } = runtime;
-  const evaluate = createSessionEvaluator(runtime);
-  bus.consume<EvaluateRequest>(
+  const evaluator = createSessionEvaluator(runtime);
+  bus.consume<EvaluateRequest, SessionOutcome | null>(
     {
       name: 'evaluate-sessions',
       topics: [CONVERSATION_TOPICS.sessionClosed, RERUN_TOPIC],
       concurrency: Math.max(1, settings.concurrency),
       retry: { attempts: Math.max(1, settings.maxAttempts), backoff: { initialMs: settings.retryInitialMs, factor: 2, maxMs: MAX_RETRY_DELAY_MS } },
+      // The model is asked before the message's transaction opens; only the record is written in it.
+      prepare: (message, { em }) => evaluator.prepare(message, em),
     },
-    (message, { em }) => evaluate(message, em),
+    (message, { em, prepared }) => evaluator.handle(message, em, prepared),
   );
   registerEvaluationRoutes({ http, bus, conversations: runtime.conversations });
   registerAnalyticsRoute(http);

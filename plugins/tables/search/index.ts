@@ -3,7 +3,7 @@ import type { AgentDirectory } from '../../agents';
 import { TABLE_TOPICS, type RecordEvent, type SyncJob } from '../topics';
 import type { TablesSettings } from '../tables-config';
 import { registerAssignmentRoutes } from './assignment-routes';
-import { EMBED_TOPIC, embedNextBatch, queueEmbedding, type EmbedJob } from './embeddings/embed-job';
+import { EMBED_TOPIC, embedBatch, queueEmbedding, storeBatch, type EmbedJob, type EmbeddedBatch } from './embeddings/embed-job';
 import { VectorStore } from './embeddings/vector-store';
 import { syncTableIndex } from './index-sync';
 import { hybridSearch } from './knowledge-service';
@@ -45,10 +45,18 @@ export function registerSearch({ http, bus, egress, logger, agents, settings }: 
   });
 
   if (hybrid) {
-    bus.consume<EmbedJob>({ name: 'embed-index', topics: [EMBED_TOPIC] }, async (message, { em }) => {
-      if (!message.tenant) return;
-      await embedNextBatch(em, bus, hybrid.client, store, message.tenant.uuid, message.payload.table_uuid);
-    });
+    bus.consume<EmbedJob, EmbeddedBatch | null>(
+      {
+        name: 'embed-index',
+        topics: [EMBED_TOPIC],
+        // The embeddings request runs before the message's transaction opens (embed-job.ts).
+        prepare: (message, { em }) => (message.tenant ? embedBatch(em, hybrid.client, store, message.tenant.uuid, message.payload.table_uuid) : null),
+      },
+      async (message, { em, prepared }) => {
+        if (!message.tenant) return;
+        await storeBatch(em, bus, hybrid.client.model, store, message.tenant.uuid, message.payload.table_uuid, prepared);
+      },
+    );
     // Records written one at a time are in the full-text index at once; their embeddings follow (one keyed job per table absorbs a burst).
     bus.consume<RecordEvent>({ name: 'embed-written-records', topics: [TABLE_TOPICS.recordCreated, TABLE_TOPICS.recordUpdated] }, async (message, { em }) => {
       if (message.tenant && (await store.available(em))) await queueEmbedding(bus, message.payload.table_uuid);

@@ -101,6 +101,24 @@ export function deliveryCases(transportConfig: Record<string, unknown>): void {
     expect((await effects(kit)).map((e) => e.payload)).toEqual([{ v: 2 }]);
   });
 
+  it("a consumer's prepare runs first, as the tenant and outside any transaction, and its handler gets what it returned", async () => {
+    const { body } = await publish({ topic: 'probe.prepared', payloads: [{ n: 1 }] }).expect(200);
+    // `alpha` takes every probe topic: waiting for its effect too leaves nothing in flight for the next test.
+    const all = await waitFor(() => effects(kit), (rows) => rows.some((e) => e.consumer === 'gamma') && rows.some((e) => e.consumer === 'alpha'));
+    const [effect] = all.filter((e) => e.consumer === 'gamma');
+    expect(effect).toMatchObject({ message_id: body.data[0], attempt: 1, tenant_uuid: kit.tenant.uuid });
+    expect(effect.payload).toEqual({ n: 1, prepared: { inTransaction: false, tenant: kit.tenant.uuid, read: true } });
+  });
+
+  it('a failing prepare is retried with backoff as a failing handler is', async () => {
+    const { body } = await publish({ topic: 'probe.prepared', payloads: [{ prepareFail: 2 }] }).expect(200);
+    // `alpha` takes every probe topic: waiting for its effect too leaves nothing in flight for the next test.
+    const all = await waitFor(() => effects(kit), (rows) => rows.some((e) => e.consumer === 'gamma') && rows.some((e) => e.consumer === 'alpha'));
+    const [effect] = all.filter((e) => e.consumer === 'gamma');
+    expect(effect).toMatchObject({ message_id: body.data[0], attempt: 3 });
+    expect(effect.payload.prepared).toMatchObject({ inTransaction: false });
+  });
+
   it('refuses to publish outside a transaction', async () => {
     await expect(kit.kernel.bus.publish('probe.x', {})).rejects.toThrow('must run inside a transaction');
   });

@@ -17,17 +17,36 @@ export function queueEmbedding(bus: BusService, tableUuid: string): Promise<stri
   return bus.publish(EMBED_TOPIC, { table_uuid: tableUuid } satisfies EmbedJob, { key: `index-embed:${tableUuid}` });
 }
 
+/** One batch of a table's entries with their embeddings, as the job's prepare leaves it for its handler. */
+export interface EmbeddedBatch {
+  items: Array<{ uuid: string; md5: string; embedding: readonly number[] }>;
+  /** The batch was full: there may be more. */
+  full: boolean;
+}
+
 /**
- * Embeds one batch of the table's entries that have no embedding for their current
- * document, stores them, and queues the next batch while there may be more. A failing
- * embeddings API fails the job, which the bus retries with backoff.
+ * The job's first half, its `prepare` (outside any transaction: the embeddings API may
+ * take up to a minute, and no database connection waits on it): the next batch of the
+ * table's entries that have no embedding for their current document, embedded. Null
+ * when there is none, or no vectors table. A failing embeddings API fails the job,
+ * which the bus retries with backoff.
  */
-export async function embedNextBatch(em: EntityManager, bus: BusService, client: EmbeddingsClient, store: VectorStore, tenantUuid: string, tableUuid: string): Promise<number> {
-  if (!(await store.available(em))) return 0;
+export async function embedBatch(em: EntityManager, client: EmbeddingsClient, store: VectorStore, tenantUuid: string, tableUuid: string): Promise<EmbeddedBatch | null> {
+  if (!(await store.available(em))) return null;
   const batch = await store.pending(em, tenantUuid, tableUuid, client.model, EMBED_BATCH);
-  if (batch.length === 0) return 0;
+  if (batch.length === 0) return null;
   const vectors = await client.embed(batch.map((item) => item.document));
-  await store.store(em, tenantUuid, tableUuid, client.model, batch.map((item, index) => ({ uuid: item.uuid, md5: item.md5, embedding: vectors[index] })));
-  if (batch.length === EMBED_BATCH) await queueEmbedding(bus, tableUuid);
-  return batch.length;
+  return { items: batch.map((item, index) => ({ uuid: item.uuid, md5: item.md5, embedding: vectors[index] })), full: batch.length === EMBED_BATCH };
+}
+
+/**
+ * The job's second half, its handler (in the message's transaction): stores the
+ * embeddings (one whose entry changed or went meanwhile is skipped) and queues the
+ * next batch while there may be more. Returns the number of entries in the batch.
+ */
+export async function storeBatch(em: EntityManager, bus: BusService, model: string, store: VectorStore, tenantUuid: string, tableUuid: string, batch: EmbeddedBatch | null): Promise<number> {
+  if (!batch) return 0;
+  await store.store(em, tenantUuid, tableUuid, model, batch.items);
+  if (batch.full) await queueEmbedding(bus, tableUuid);
+  return batch.items.length;
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BusService } from '../../../../core';
-import { EMBED_BATCH, EMBED_TOPIC, embedNextBatch } from '../../../../plugins/tables/search/embeddings/embed-job';
+import { EMBED_BATCH, EMBED_TOPIC, embedBatch, storeBatch } from '../../../../plugins/tables/search/embeddings/embed-job';
 import type { EmbeddingsClient } from '../../../../plugins/tables/search/embeddings/embeddings-client';
 import type { PendingDocument, VectorStore } from '../../../../plugins/tables/search/embeddings/vector-store';
 
@@ -34,7 +34,12 @@ function doubles(pending: PendingDocument[], available = true) {
 
 const docs = (count: number): PendingDocument[] => Array.from({ length: count }, (_, i) => ({ uuid: `uuid-${i}`, document: `doc ${i}`, md5: `md5-${i}` }));
 
-describe('embedNextBatch', () => {
+/** The job's two halves, as the consumer runs them: prepare (embed), then the handler (store). */
+async function embedNextBatch(manager: EntityManager, bus: BusService, client: EmbeddingsClient, store: VectorStore, tenant: string, table: string): Promise<number> {
+  return storeBatch(manager, bus, client.model, store, tenant, table, await embedBatch(manager, client, store, tenant, table));
+}
+
+describe('embedBatch, then storeBatch', () => {
   it('embeds the pending documents in one request and stores each vector with its document hash', async () => {
     const { store, client, bus, stored, published, embedded } = doubles(docs(2));
     expect(await embedNextBatch(em, bus, client, store, TENANT, TABLE)).toBe(2);

@@ -157,6 +157,20 @@ describe('hybrid search on PostgreSQL with pgvector (PGlite)', () => {
     expect((await search)[0]).toMatchObject({ record_uuid: records.invoice });
   });
 
+  it('the embed job holds no database connection while the embeddings API answers (its request is the consumer’s prepare)', async () => {
+    const shed = await createTable(kit.api, 'Shed', [{ name: 'text', data_type: 'text' }]);
+    const release = embeddings.hold('lantern');
+    try {
+      await addRecords(kit.api, shed, [{ text: 'Lantern oil' }]);
+      await until(() => embeddings.inputs.includes('Lantern oil'), 'the embed job at the embeddings API');
+      const other = kit.api.get(`/api/v1/data/${household}`).then((res) => res.status);
+      expect(await Promise.race([other, sleep(QUERY_TIMEOUT_MS / 2).then(() => 'still waiting')])).toBe(200);
+    } finally {
+      release();
+    }
+    await waitForEmbeddings(shed);
+  });
+
   it('leaves out what the query excludes (-word) from the vector list too', async () => {
     // The premise: without the exclusion, the vector list brings the kettle (its vinegar excluded below).
     expect(await nearest(kit.tenant.uuid, [household], 'teapot')).toContain(records.kettle);
