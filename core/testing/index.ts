@@ -5,3 +5,4 @@ export { removeBrokerTopology } from './broker-topology';
 export { startWorkerProcess, disabledPluginsExcept, waitForExit } from './worker-process';
 export { startFakeLlmServer, type FakeLlmServer, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript, type FakeToolCall } from './fake-llm-server';
 export { captureLogger, CaptureTransport } from './capture-logger';
+export { transactionsOpenLongerThan, type OpenTransaction } from './long-transactions';

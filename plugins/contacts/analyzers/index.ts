@@ -3,7 +3,7 @@ import { CONVERSATION_TOPICS, type ConversationReader, type SessionClosedEvent }
 import type { ContactsSettings } from '../contacts-config';
 import { registerAnalyzerRoutes } from './analyzer-routes';
 import { registerApprovalRoutes } from './approval-routes';
-import { createUpdateProposer } from './propose-updates';
+import { createUpdateProposer, type ProposedUpdates } from './propose-updates';
 
 export interface AnalyzerRuntime {
   http: HttpService;
@@ -22,11 +22,17 @@ export function registerAnalyzers(runtime: AnalyzerRuntime): void {
   const { http, bus, settings } = runtime;
   registerAnalyzerRoutes(http);
   registerApprovalRoutes(http, settings);
-  const propose = createUpdateProposer(runtime);
+  const proposer = createUpdateProposer(runtime);
   // No retry policy of its own: an unavailable model is retried with the bus's attempts and backoff.
-  // Several sessions at once, since each waits on the model; sessions of one contact queue on its row lock.
-  bus.consume<SessionClosedEvent>(
-    { name: 'propose-contact-updates', topics: [CONVERSATION_TOPICS.sessionClosed], concurrency: PROPOSER_CONCURRENCY },
-    (message, { em }) => propose(message, em),
+  // Several sessions at once, since each waits on the model (in prepare, before the transaction); sessions of one
+  // contact queue on its row lock.
+  bus.consume<SessionClosedEvent, ProposedUpdates | null>(
+    {
+      name: 'propose-contact-updates',
+      topics: [CONVERSATION_TOPICS.sessionClosed],
+      concurrency: PROPOSER_CONCURRENCY,
+      prepare: (message, { em }) => proposer.prepare(message, em),
+    },
+    (_message, { em, prepared }) => proposer.handle(em, prepared),
   );
 }

@@ -22,7 +22,7 @@ export interface ProposerDeps {
 }
 
 /** What one analyzer's answer suggests writing. */
-interface Proposal {
+export interface Proposal {
   analyzer: ContactAnalyzer;
   field: string;
   value: unknown;
@@ -37,25 +37,34 @@ interface Proposal {
  */
 const isFinal = (error: unknown): boolean => error instanceof LlmRequestError || error instanceof LlmResponseError || error instanceof LlmNotConfiguredError;
 
+/** What the model's answer about one session suggests, before anything is written. */
+export interface ProposedUpdates {
+  sessionUuid: string;
+  contactUuid: string;
+  proposals: Proposal[];
+}
+
 /**
- * The `session.closed` handler: when the session's contact exists and the tenant has
- * enabled analyzers, asks the model once (a member per analyzer) what the session
- * tells about the contact, and turns each answer that would change the contact into
- * an approval, pending or, under the analyzer's `auto_approve`, approved and written.
- * A contact keeps at most one pending approval per field: a new one replaces it.
+ * The `session.closed` consumer, in its two phases. `prepare` (before the message's
+ * transaction opens, so no database connection waits on the model): when the session's
+ * contact exists and the tenant has enabled analyzers, asks the model once (a member
+ * per analyzer) what the session tells about the contact. `handle` (in the message's
+ * transaction) turns each answer that would change the contact into an approval,
+ * pending or, under the analyzer's `auto_approve`, approved and written. A contact
+ * keeps at most one pending approval per field: a new one replaces it.
  */
 export function createUpdateProposer({ llm, logger, conversations, settings }: ProposerDeps) {
-  return async (message: BusMessage<SessionClosedEvent>, em: EntityManager): Promise<void> => {
+  const prepare = async (message: BusMessage<SessionClosedEvent>, em: EntityManager): Promise<ProposedUpdates | null> => {
     const contactUuid = message.payload.contact_uuid;
-    if (!message.tenant || !contactUuid) return;
+    if (!message.tenant || !contactUuid) return null;
     const analyzers = await em.find(ContactAnalyzer, { enabled: true }, { orderBy: { createdAt: 'asc', uuid: 'asc' } });
-    if (analyzers.length === 0) return;
+    if (analyzers.length === 0) return null;
     const contact = await em.findOne(Contact, { uuid: contactUuid });
-    if (!contact) return;
+    if (!contact) return null;
     const targets = await targetsOf(em, analyzers.map((analyzer) => analyzer.analyzerId));
-    if (targets.length === 0) return;
+    if (targets.length === 0) return null;
     const session = await conversations.sessionWithMessages(message.payload.session_uuid);
-    if (!session || session.status !== 'closed' || session.contact_uuid !== contactUuid || session.messages.length === 0) return;
+    if (!session || session.status !== 'closed' || session.contact_uuid !== contactUuid || session.messages.length === 0) return null;
 
     const byId = new Map(analyzers.map((analyzer) => [analyzer.analyzerId, analyzer]));
     const tasks = targets.map((target) => ({ target, instruction: byId.get(target.analyzerId)!.instruction }));
@@ -74,7 +83,7 @@ export function createUpdateProposer({ llm, logger, conversations, settings }: P
       answer = salvage(error);
       // LLM errors name the problem, never the prompt or the answer.
       logger.warn('contact analyzers failed', { session_uuid: session.uuid, contact_uuid: contactUuid, error: `${(error as Error).name}: ${(error as Error).message}`, salvaged: answer !== null });
-      if (!answer) return;
+      if (!answer) return null;
     }
 
     const proposals = new Map<string, Proposal>();
@@ -83,13 +92,18 @@ export function createUpdateProposer({ llm, logger, conversations, settings }: P
       // Stages share `pipeline_stage`: the stage of the analyzer created last wins (create stages in pipeline order).
       if (proposal) proposals.set(proposal.field, proposal);
     }
-    if (proposals.size === 0) return;
+    if (proposals.size === 0) return null;
+    return { sessionUuid: session.uuid, contactUuid, proposals: [...proposals.values()] };
+  };
 
+  const handle = async (em: EntityManager, prepared: ProposedUpdates | null): Promise<void> => {
+    if (!prepared) return;
+    const { sessionUuid, contactUuid, proposals } = prepared;
     // The contact may have changed while the model thought: compare with it as it is now, under its lock.
     const locked = await em.findOne(Contact, { uuid: contactUuid }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!locked) return;
     let created = 0;
-    for (const proposal of proposals.values()) {
+    for (const proposal of proposals) {
       const current = currentValueOf(locked, proposal.field);
       if (sameValue(current, proposal.value)) continue;
       await em.nativeDelete(ContactApproval, { contactUuid, field: proposal.field, status: 'pending' });
@@ -99,7 +113,7 @@ export function createUpdateProposer({ llm, logger, conversations, settings }: P
         field: proposal.field,
         currentValue: current,
         proposedValue: proposal.value,
-        sessionUuid: session.uuid,
+        sessionUuid,
         reason: proposal.reason,
       });
       created++;
@@ -113,8 +127,10 @@ export function createUpdateProposer({ llm, logger, conversations, settings }: P
       }
     }
     await em.flush();
-    logger.info('contact updates proposed', { session_uuid: session.uuid, contact_uuid: contactUuid, approvals: created });
+    logger.info('contact updates proposed', { session_uuid: sessionUuid, contact_uuid: contactUuid, approvals: created });
   };
+
+  return { prepare, handle };
 }
 
 /**

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { coreServices, definePlugin, newUuid } from '../../../core';
-import { startFakeLlmServer, startTestKernel, type FakeLlmReply, type FakeLlmRequest, type FakeLlmServer, type TestKernel, type TestTenant } from '../../../core/testing';
+import { startFakeLlmServer, startTestKernel, transactionsOpenLongerThan, type FakeLlmReply, type FakeLlmRequest, type FakeLlmServer, type TestKernel, type TestTenant } from '../../../core/testing';
 
 /**
  * Contact approvals: what the `session.closed` consumer proposes from the model's one
@@ -206,6 +206,23 @@ describe('the session.closed consumer', () => {
     expect(await contactOf(tenant, contact)).toMatchObject({ company: null, pipeline_stage: null, custom_fields: {} });
     const usage = await eventually(async () => (await sql('select purpose from llm_usage where tenant_uuid = ?', [tenant.tenant.uuid]))[0]);
     expect(usage.purpose).toBe('contacts.analyzers');
+  });
+
+  it('asks the model with no transaction open (the consumer’s prepare): none waits on the answer', async () => {
+    const { tenant, agent, contact } = await setup([['b_company']]);
+    const words = uniqueText();
+    server.reply((request) => ({ ...answer({ b_company: 'Slowly Inc' })(request), delayMs: 1500 }));
+    const session = await closedSession(tenant.api, agent, contact, [`We are Slowly Inc ${words}`, 'Noted.']);
+    await eventually(() => requestsAbout(words).length === 1);
+    // While the model thinks: no connection of this database in a transaction that has been open for a while.
+    const held: unknown[] = [];
+    for (let sample = 0; sample < 5; sample++) {
+      held.push(...(await transactionsOpenLongerThan(kit, 500)));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(held).toEqual([]);
+    await handled(session);
+    expect((await approvalsOf(tenant.api, contact)).map((a) => a.proposed_value)).toEqual(['Slowly Inc']);
   });
 
   it('makes no approval for a null value, a stage not reached, or a value the contact already has', async () => {

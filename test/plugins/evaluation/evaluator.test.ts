@@ -1,4 +1,4 @@
-import { startFakeLlmServer, startTestKernel, type FakeLlmServer, type TestKernel, type TestTenant } from '../../../core/testing';
+import { startFakeLlmServer, startTestKernel, transactionsOpenLongerThan, type FakeLlmServer, type TestKernel, type TestTenant } from '../../../core/testing';
 import {
   ISO,
   PLUGINS,
@@ -11,6 +11,7 @@ import {
   evaluationOf,
   evaluationProbe,
   handledByEvaluator,
+  modelAnswer,
   promptOf,
   putDefault,
   putOverride,
@@ -178,6 +179,22 @@ describe('per_analyzer mode (the spec’s)', () => {
     expect(transcript).toMatch(/customer: LAST c+$/);
     expect(transcript).toMatch(/\[\.\.\. \d+ characters omitted \.\.\.\]/);
     expect(transcript).not.toContain('MIDDLE');
+  });
+
+  it('asks the model with no transaction open (the consumer’s prepare): none waits on the answers', async () => {
+    const tenant = await tenantWith({ text: { sentiment_analyzer: { enabled: true, description: SENTIMENT } } });
+    const agent = await createAgent(tenant.api);
+    const words = uniqueText();
+    answerCalls(server, 2, (request) => ({ ...modelAnswer({ labels: { [SENTIMENT]: 'neutral' } })(request), delayMs: 1500 }));
+    const { session } = await closedSession(tenant.api, { agent, turns: [`Just checking ${words}`, 'Sure.'] });
+    await eventually(() => requestsAbout(server, words).length > 0);
+    const held: unknown[] = [];
+    for (let sample = 0; sample < 5; sample++) {
+      held.push(...(await transactionsOpenLongerThan(kit, 500)));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(held).toEqual([]);
+    expect(await evaluationOf(tenant.api, session)).toMatchObject({ session_uuid: session });
   });
 
   it('a session under the minimum message count is not evaluated: no call, no record', async () => {
