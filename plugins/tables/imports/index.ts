@@ -2,7 +2,7 @@ import type { BusService, Egress, HttpService, Logger, OrmService } from '../../
 import type { TablesSettings } from '../tables-config';
 import { TABLE_TOPICS, type ImportJob } from '../topics';
 import { registerImportRoutes } from './import-routes';
-import { IMPORT_ATTEMPTS, runImport } from './run-import';
+import { IMPORT_ATTEMPTS, prepareImport, runImport, type PreparedImport } from './run-import';
 
 export interface ImportDeps {
   http: HttpService;
@@ -19,8 +19,15 @@ export interface ImportDeps {
  */
 export function registerImports(deps: ImportDeps): void {
   registerImportRoutes(deps.http, deps);
-  deps.bus.consume<ImportJob>(
-    { name: 'run-import', topics: [TABLE_TOPICS.importRun], concurrency: 2, retry: { attempts: IMPORT_ATTEMPTS } },
-    (message, { em }) => runImport(deps, message, em),
+  deps.bus.consume<ImportJob, PreparedImport | null>(
+    {
+      name: 'run-import',
+      topics: [TABLE_TOPICS.importRun],
+      concurrency: 2,
+      retry: { attempts: IMPORT_ATTEMPTS },
+      // A website is crawled here, before the job's transaction opens (run-import.ts).
+      prepare: (message, { em }) => prepareImport(deps, message, em),
+    },
+    (message, { em, prepared }) => runImport(deps, message, em, prepared),
   );
 }

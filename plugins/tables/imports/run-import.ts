@@ -10,7 +10,7 @@ import { TYPE_SAMPLE_ROWS, inferCellType } from './cell-values';
 import { cleanColumnNames, planColumns, recordValues } from './column-plan';
 import { deleteContent, readContent } from './import-content';
 import { ImportSourceError, type ImportItem, type ImportReader, type ImportReaderContext } from './import-reader';
-import { ProgressReporter } from './progress-reporter';
+import { ProgressReporter, type Progress } from './progress-reporter';
 import { READERS } from './readers';
 import { RecordWriter } from './record-writer';
 import { RowErrors } from './row-errors';
@@ -26,6 +26,16 @@ export interface ImportRunnerDeps {
 /** Deliveries of an import job; after the last one an unexpected failure fails the import instead of retrying it. */
 export const IMPORT_ATTEMPTS = 3;
 
+/**
+ * What the job's prepare read before the transaction opened: a website's items (its
+ * crawl, bounded by the page limit), or why the crawl failed. Sources that are
+ * uploads are read in the handler, streamed from the stored content.
+ */
+export type PreparedImport = { items: ImportItem[]; progress: Progress | undefined } | { failure: unknown; progress: Progress | undefined };
+
+/** Sources read over the network, which the job reads in its prepare (no transaction waits on a slow site). */
+const READ_BEFORE_TRANSACTION = new Set<string>(['website']);
+
 interface Outcome {
   rows: number;
   errors: RowErrors;
@@ -39,22 +49,38 @@ interface Outcome {
  * and errors, the uploaded content deleted, the table's index marked stale and a sync
  * queued. A source that cannot be read (ImportSourceError) rolls the rows back and
  * fails the import with its message; the message is handled (no retries of a bad file).
+ * A website has been crawled by then, in prepareImport: `prepared` holds its items.
  */
-export async function runImport(deps: ImportRunnerDeps, message: BusMessage<ImportJob>, em: EntityManager): Promise<void> {
+export async function runImport(deps: ImportRunnerDeps, message: BusMessage<ImportJob>, em: EntityManager, prepared: PreparedImport | null): Promise<void> {
   const tenantUuid = message.tenant!.uuid;
   const job = await em.findOne(TableImport, { uuid: message.payload.import_uuid });
   if (!job || job.status === 'completed' || job.status === 'failed') return;
-  const progress = new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
-  if (!(await progress.start())) return;
+  if (READ_BEFORE_TRANSACTION.has(job.format) && !prepared) return; // its prepare found it no longer queued or running
 
   let outcome: Outcome | undefined;
   let failure: unknown;
-  try {
-    outcome = await em.transactional((tx) => importRows(deps, tx, job, tenantUuid, progress));
-  } catch (error) {
-    failure = error;
+  let last: Progress | undefined;
+  if (prepared) {
+    if ('failure' in prepared) failure = prepared.failure;
+    else {
+      const items = prepared.items;
+      try {
+        outcome = await em.transactional((tx) => importRows(deps, tx, job, tenantUuid, null, items));
+      } catch (error) {
+        failure = error;
+      }
+    }
+    last = prepared.progress;
+  } else {
+    const progress = new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
+    if (!(await progress.start())) return;
+    try {
+      outcome = await em.transactional((tx) => importRows(deps, tx, job, tenantUuid, progress, null));
+    } catch (error) {
+      failure = error;
+    }
+    last = await progress.stop();
   }
-  const last = await progress.stop();
   if (outcome) {
     const bytes = job.progressUnit === 'bytes';
     await finish(em, job, tenantUuid, {
@@ -88,24 +114,63 @@ async function finish(em: EntityManager, job: TableImport, tenantUuid: string, r
   await deleteContent(em, tenantUuid, job.uuid);
 }
 
-/** Reads the source and writes its rows, in `tx` (the savepoint). */
-async function importRows(deps: ImportRunnerDeps, tx: EntityManager, job: TableImport, tenantUuid: string, progress: ProgressReporter): Promise<Outcome> {
-  const reader: ImportReader = READERS[job.format];
-  const size = Number(job.progressTotal ?? 0);
+/**
+ * The job's prepare: for a source read over the network (a website), marks the import
+ * running and reads all of its items, reporting progress as it goes, before the
+ * message's transaction opens. Null for other sources (the handler streams them), or
+ * when the import is no longer queued or running. A source that cannot be read, or an
+ * unexpected failure on the last attempt, is handed to the handler to fail the import;
+ * an unexpected failure before the last attempt is thrown, so the bus retries the job.
+ */
+export async function prepareImport(deps: ImportRunnerDeps, message: BusMessage<ImportJob>, em: EntityManager): Promise<PreparedImport | null> {
+  const tenantUuid = message.tenant!.uuid;
+  const job = await em.findOne(TableImport, { uuid: message.payload.import_uuid });
+  if (!job || job.status === 'completed' || job.status === 'failed' || !READ_BEFORE_TRANSACTION.has(job.format)) return null;
+  const progress = new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
+  if (!(await progress.start())) return null;
+  const items: ImportItem[] = [];
+  try {
+    for await (const item of READERS[job.format](readerContext(deps, job, progress, () => {
+      throw new Error(`a ${job.format} import has no stored content`);
+    })))
+      items.push(item);
+  } catch (error) {
+    const last = await progress.stop();
+    if (!(error instanceof ImportSourceError) && message.attempt < IMPORT_ATTEMPTS) throw error;
+    return { failure: error, progress: last };
+  }
+  return { items, progress: await progress.stop() };
+}
+
+function readerContext(deps: ImportRunnerDeps, job: TableImport, progress: ProgressReporter | null, content: ImportReaderContext['content']): ImportReaderContext {
   const options = job.options as { max_pages?: number; max_depth?: number };
-  const context: ImportReaderContext = {
+  return {
     import: job,
-    content: () => readContent(tx, tenantUuid, job.uuid, (bytes) => progress.report(bytes, size)),
-    contentSize: size,
+    content,
+    contentSize: Number(job.progressTotal ?? 0),
     egress: deps.egress,
     crawl: {
       maxPages: Math.min(options.max_pages ?? Infinity, deps.settings.crawlMaxPages),
       maxDepth: Math.min(options.max_depth ?? Infinity, deps.settings.crawlMaxDepth),
       pageTimeoutMs: deps.settings.crawlPageTimeoutMs,
     },
-    progress: (done, total) => progress.report(done, total),
+    progress: (done, total) => progress?.report(done, total),
   };
-  const items = reader(context)[Symbol.asyncIterator]();
+}
+
+/** Reads the source (or takes the items prepare read) and writes its rows, in `tx` (the savepoint). */
+async function importRows(
+  deps: ImportRunnerDeps,
+  tx: EntityManager,
+  job: TableImport,
+  tenantUuid: string,
+  progress: ProgressReporter | null,
+  read: ImportItem[] | null,
+): Promise<Outcome> {
+  const size = Number(job.progressTotal ?? 0);
+  const reader: ImportReader = READERS[job.format];
+  const source = read ? replay(read) : reader(readerContext(deps, job, progress, () => readContent(tx, tenantUuid, job.uuid, (bytes) => progress?.report(bytes, size))));
+  const items = source[Symbol.asyncIterator]();
 
   const first = await items.next();
   if (first.done || first.value.kind !== 'columns' || first.value.names.length === 0) throw new ImportSourceError('The source names no columns');
@@ -145,4 +210,9 @@ async function importRows(deps: ImportRunnerDeps, tx: EntityManager, job: TableI
     // Nothing may run on the connection while the savepoint is rolled back.
     await writer.settle();
   }
+}
+
+/** Items read beforehand, handed out as a reader hands out its own. */
+async function* replay(items: readonly ImportItem[]): AsyncGenerator<ImportItem> {
+  yield* items;
 }

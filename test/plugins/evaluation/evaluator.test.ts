@@ -188,12 +188,7 @@ describe('per_analyzer mode (the spec’s)', () => {
     answerCalls(server, 2, (request) => ({ ...modelAnswer({ labels: { [SENTIMENT]: 'neutral' } })(request), delayMs: 1500 }));
     const { session } = await closedSession(tenant.api, { agent, turns: [`Just checking ${words}`, 'Sure.'] });
     await eventually(() => requestsAbout(server, words).length > 0);
-    const held: unknown[] = [];
-    for (let sample = 0; sample < 5; sample++) {
-      held.push(...(await transactionsOpenLongerThan(kit, 500)));
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-    expect(held).toEqual([]);
+    expect(await transactionsOpenLongerThan(kit, 500, { samples: 5 })).toEqual([]);
     expect(await evaluationOf(tenant.api, session)).toMatchObject({ session_uuid: session });
   });
 

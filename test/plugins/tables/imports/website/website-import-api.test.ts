@@ -1,4 +1,4 @@
-import { startTestKernel, type TestKernel } from '../../../../../core/testing';
+import { startTestKernel, transactionsOpenLongerThan, type TestKernel } from '../../../../../core/testing';
 import { AGENTS, TABLES, columnsOf, finished, rowsOf } from '../import-test-kit';
 import { page, startSite, type Route, type TestSite } from './website-test-kit';
 
@@ -11,6 +11,7 @@ const routes: Record<string, Route> = {
   '/guide': page('Guide', 'Install the widget, then restart.', ['/']),
   '/private/notes': page('Notes', 'Internal notes.'),
   '/broken': { status: 500, body: 'boom' },
+  '/slow': { body: page('Slow', 'A page that takes its time.'), delayMs: 1500 },
 };
 
 beforeAll(async () => {
@@ -50,6 +51,13 @@ describe('POST /api/v1/data/import/website', () => {
     expect(web.paths()).not.toContain('/private/notes');
   });
 
+  it('crawls before the job’s transaction opens (the consumer’s prepare): none waits on a slow site', async () => {
+    const res = await kit.api.post('/api/v1/data/import/website').send({ url: `${web.url}/slow`, name: 'Slow site' }).expect(202);
+    await eventually(() => web.paths().includes('/slow'));
+    expect(await transactionsOpenLongerThan(kit, 500, { samples: 5 })).toEqual([]);
+    expect(await finished(kit.api, res.body.data.uuid)).toMatchObject({ status: 'completed', rows_imported: 1, progress: { done: 1, total: 1, unit: 'pages' } });
+  });
+
   it('fails the import with a message when the start page cannot be read', async () => {
     const res = await kit.api.post('/api/v1/data/import/website').send({ url: `${web.url}/missing` }).expect(202);
 
@@ -58,3 +66,11 @@ describe('POST /api/v1/data/import/website', () => {
     expect(done).toMatchObject({ status: 'failed', rows_imported: 0, message: `Cannot crawl ${web.url}/missing: HTTP 404 Not Found` });
   });
 });
+
+async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -7,7 +7,7 @@ import type { ImportItem } from '../../../../../plugins/tables/imports/import-re
 import { readWebsite } from '../../../../../plugins/tables/imports/website/read-website';
 
 /** What a path of a test site answers: an HTML body (200, text/html), a whole response, or nothing ever (`hang`). */
-export type Route = string | { status?: number; type?: string; body?: string | Buffer; headers?: Record<string, string>; hang?: boolean };
+export type Route = string | { status?: number; type?: string; body?: string | Buffer; headers?: Record<string, string>; hang?: boolean; delayMs?: number };
 
 export interface TestSite {
   /** `http://127.0.0.1:<port>` */
@@ -39,7 +39,9 @@ export async function startSite(routes: Record<string, Route>): Promise<TestSite
     if (answer.hang) return;
     const headers: Record<string, string> = { ...answer.headers };
     if (answer.type !== '') headers['content-type'] = answer.type ?? 'text/html; charset=utf-8';
-    res.writeHead(answer.status ?? 200, headers).end(answer.body ?? '');
+    const respond = () => void res.writeHead(answer.status ?? 200, headers).end(answer.body ?? '');
+    if (answer.delayMs) setTimeout(respond, answer.delayMs);
+    else respond();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
