@@ -13,14 +13,14 @@ export interface PgPool {
   query(text: string, values: unknown[]): Promise<{ rows: any[] }>;
 }
 
-/** Keyed by the ORM's Configuration, which the root EntityManager and every fork share. */
-const pools = new WeakMap<object, PgPool>();
+/** Keyed by the ORM's Configuration, which the root EntityManager and every fork share; the pool exists from the first connection on. */
+const pools = new WeakMap<object, () => PgPool | undefined>();
 
-export function recordOrmPool(config: object, pool: PgPool): void {
+export function recordOrmPool(config: object, pool: () => PgPool | undefined): void {
   pools.set(config, pool);
 }
 
 /** The pool of the ORM this EntityManager belongs to; undefined until its first connection, or for an ORM not made by createOrm. */
 export function ormPool(em: { config: object }): PgPool | undefined {
-  return pools.get(em.config);
+  return pools.get(em.config)?.();
 }

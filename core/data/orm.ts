@@ -22,8 +22,7 @@ export interface OrmOptions {
 }
 
 export function createOrm(options: OrmOptions): MikroORM {
-  let orm: MikroORM | undefined;
-  let earlyPool: PgPool | undefined;
+  let pool: PgPool | undefined;
   const tenantScoped = options.entities.filter(isTenantScoped).map((entity) => entity.name);
   const config: Options = {
     clientUrl: options.clientUrl,
@@ -38,10 +37,9 @@ export function createOrm(options: OrmOptions): MikroORM {
     pool: { min: 0, max: options.poolMax, idleTimeoutMillis: 30_000 },
     driverOptions: {
       connectionTimeoutMillis: 5_000,
-      onPoolCreated: (pool: PgPool) => {
-        if (orm) recordOrmPool(orm.config, pool);
-        else earlyPool = pool;
-        if (options.preparedStatements !== false) pool.on('connect', usePreparedStatements);
+      onPoolCreated: (created: PgPool) => {
+        pool = created;
+        if (options.preparedStatements !== false) created.on('connect', usePreparedStatements);
       },
     },
     filters: { tenant: tenantFilter(tenantScoped) },
@@ -57,9 +55,7 @@ export function createOrm(options: OrmOptions): MikroORM {
     },
     logger: (message) => options.logger.debug(message, { component: 'orm' }),
   };
-  const created = new MikroORM(config);
-  orm = created;
-  // Should the driver create its pool while the ORM is being constructed.
-  if (earlyPool) recordOrmPool(created.config, earlyPool);
-  return created;
+  const orm = new MikroORM(config);
+  recordOrmPool(orm.config, () => pool);
+  return orm;
 }

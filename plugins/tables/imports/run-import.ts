@@ -58,29 +58,19 @@ export async function runImport(deps: ImportRunnerDeps, message: BusMessage<Impo
   if (READ_BEFORE_TRANSACTION.has(job.format) && !prepared) return; // its prepare found it no longer queued or running
 
   let outcome: Outcome | undefined;
-  let failure: unknown;
-  let last: Progress | undefined;
-  if (prepared) {
-    if ('failure' in prepared) failure = prepared.failure;
-    else {
-      const items = prepared.items;
-      try {
-        outcome = await em.transactional((tx) => importRows(deps, tx, job, tenantUuid, null, items));
-      } catch (error) {
-        failure = error;
-      }
-    }
-    last = prepared.progress;
-  } else {
-    const progress = new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
-    if (!(await progress.start())) return;
+  let failure: unknown = prepared && 'failure' in prepared ? prepared.failure : undefined;
+  // Prepare reported a website's progress already; an upload reports its bytes while the rows are written.
+  const progress = prepared ? null : new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
+  if (progress && !(await progress.start())) return;
+  if (failure === undefined) {
+    const read = prepared && 'items' in prepared ? prepared.items : null;
     try {
-      outcome = await em.transactional((tx) => importRows(deps, tx, job, tenantUuid, progress, null));
+      outcome = await em.transactional((tx) => importRows(deps, tx, job, tenantUuid, progress, read));
     } catch (error) {
       failure = error;
     }
-    last = await progress.stop();
   }
+  const last = progress ? await progress.stop() : prepared?.progress;
   if (outcome) {
     const bytes = job.progressUnit === 'bytes';
     await finish(em, job, tenantUuid, {
