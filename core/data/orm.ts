@@ -1,4 +1,5 @@
 import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import type { MetadataStorage } from '@mikro-orm/core';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import type { Logger } from '../logging/logger';
@@ -44,7 +45,13 @@ export function createOrm(options: OrmOptions): MikroORM {
     },
     filters: { tenant: tenantFilter(tenantScoped) },
     subscribers: [new TenantStampSubscriber()],
-    discovery: { warnWhenNoEntities: false },
+    // Relations here are keys (mapToPk), never two-sided: nothing to propagate from one
+    // side to the other. MikroORM's propagation would still give every loaded entity
+    // accessors of its own, one Object.defineProperty per property, and delete and re-add
+    // each key to a relation, which turns the entity into a slow dictionary-mode object
+    // (measured under callgrind: about 18,000 instructions of a one-entity read).
+    propagationOnPrototype: false,
+    discovery: { warnWhenNoEntities: false, afterDiscovered: withoutOneSidedTracking },
     migrations: {
       tableName: MIGRATIONS_TABLE,
       migrationsList: options.migrations.map((m) => ({ name: m.name, class: m.class as any })),
@@ -57,5 +64,65 @@ export function createOrm(options: OrmOptions): MikroORM {
   };
   const orm = new MikroORM(config);
   recordOrmPool(orm.config, () => pool);
+  lightenForks(orm);
   return orm;
+}
+
+/**
+ * MikroORM re-adds every to-one relation of an entity it registers (`trackingProps`),
+ * so that a two-sided relation's setter can keep the other side in step. A relation
+ * kept as the other entity's key with no other side (mapToPk, every relation here) has
+ * no such setter: re-adding it only costs the delete. Refuses a two-sided relation, so
+ * that one being added later is noticed here rather than losing its propagation.
+ */
+function withoutOneSidedTracking(storage: MetadataStorage): void {
+  for (const meta of storage.getAll().values()) {
+    for (const prop of meta.trackingProps) {
+      if ((prop.inversedBy || prop.mappedBy) && !prop.mapToPk) {
+        throw new Error(`${meta.className}.${prop.name} is a two-sided relation: core/data/orm.ts turns propagation off (propagationOnPrototype)`);
+      }
+    }
+    meta.trackingProps = [];
+  }
+}
+
+/**
+ * Two costs MikroORM's configuration adds to every `EntityManager.fork`, so to every
+ * request and message; each was about 1 us of a request in a bench/api-read profile.
+ *
+ * - `fork` turns `allowGlobalContext` on in the shared configuration and back off, and
+ *   every `Configuration.set` re-syncs the whole configuration: it writes
+ *   MIKRO_ORM_COLORS into `process.env` (a call into libc's setenv) and resets the
+ *   logger's debug mode. That one flag needs none of it: it is stored, and every other
+ *   key still goes through `set`.
+ * - A new EntityManager and its unit of work fetch their shared services (hydrator,
+ *   comparator, ...) with `getCachedService`, which keys its cache by the class's
+ *   `name` (a string read through a getter, with rest arguments): here the class itself
+ *   is the key. MikroORM never resets that cache by itself; `resetServiceCache` resets
+ *   both.
+ */
+function lightenForks(orm: MikroORM): void {
+  const config = orm.config as unknown as {
+    set(key: string, value: unknown): void;
+    getCachedService(cls: Function, ...args: unknown[]): unknown;
+    resetServiceCache(): void;
+  };
+  const options = orm.config.getAll();
+  const set = config.set.bind(config);
+  config.set = (key, value) => {
+    if (key === 'allowGlobalContext') options.allowGlobalContext = value as boolean;
+    else set(key, value);
+  };
+  const services = new Map<Function, unknown>();
+  const getCachedService = config.getCachedService.bind(config);
+  config.getCachedService = (cls, ...args) => {
+    let service = services.get(cls);
+    if (service === undefined) services.set(cls, (service = getCachedService(cls, ...args)));
+    return service;
+  };
+  const resetServiceCache = config.resetServiceCache.bind(config);
+  config.resetServiceCache = () => {
+    services.clear();
+    resetServiceCache();
+  };
 }

@@ -21,6 +21,7 @@ import { buildOpenApiDocument, OPENAPI_PATH, type OpenApiOptions } from './opena
 import { docsPage } from './docs-page';
 import { JsonText, Reply } from './route';
 import type { CompiledRoute, RouteRegistry } from './route-registry';
+import { MalformedPathError, RouteTable } from './route-table';
 
 export interface ExpressAppOptions {
   registry: RouteRegistry;
@@ -75,44 +76,86 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
   });
   app.use(express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] }));
 
-  app.get('/healthz', (_req, res) => {
+  // Every route, the kernel's and the plugins', is found in one table (route-table.ts): the /docs router comes after it.
+  const routes = new RouteTable<RouteEntry>();
+  routes.add('GET', '/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
+  routes.add('GET', '/readyz', async (_req, res) => {
     const report = await options.readiness.report();
     res.status(report.ready ? 200 : 503).json({ status: report.ready ? 'ready' : 'unavailable', checks: report.checks });
   });
   // Built once: the registry is sealed before the app is created.
   const openApiJson = JSON.stringify(buildOpenApiDocument(options.registry.list(), options.openApi));
-  app.get(OPENAPI_PATH, (_req, res) => {
+  routes.add('GET', OPENAPI_PATH, (_req, res) => {
     res.type('json').send(openApiJson);
   });
-  app.use(docsPage(OPENAPI_PATH));
-
   for (const route of options.registry.list()) {
     if (route.auth === 'admin' && !options.authenticator.adminEnabled()) continue;
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    app[method](route.path, routeHandler(route, options));
+    routes.add(route.method, route.path, routeHandler(route, options));
   }
+  app.use(dispatch(routes));
+  app.use(docsPage(OPENAPI_PATH));
 
   app.use((req, _res, next) => next(new NotFoundError(`Route ${req.method} ${req.path} not found`)));
   app.use(errorHandler(options.logger));
   return app;
 }
 
-function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RequestHandler {
+/** A route's handler; `params` are the path's parameters, decoded. */
+type RouteEntry = (req: Request, res: Response, next: NextFunction, params: Record<string, string>) => unknown;
+
+/** Runs the route the table finds; OPTIONS answers which methods a path has; anything else goes on to /docs and the 404. */
+function dispatch(routes: RouteTable<RouteEntry>): RequestHandler {
+  return (req, res, next) => {
+    const path = pathOf(req.url);
+    let found;
+    try {
+      found = routes.match(req.method, path);
+    } catch (error) {
+      return next(error instanceof MalformedPathError ? new BadRequestError(error.message) : error);
+    }
+    if (found) {
+      req.params = found.params;
+      const result = found.value(req, res, next, found.params);
+      // As express 5 does for its routes: a handler's rejected promise goes to the error handler.
+      if (result instanceof Promise) result.catch(next);
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      const methods = routes.methodsAt(path);
+      if (methods.length > 0) return void res.status(204).setHeader('Allow', methods.join(', ')).end();
+    }
+    next();
+  };
+}
+
+/** The path of a request target (what express's req.path is), without parsing the whole URL. */
+function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
+function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEntry {
   const uploadLimit = parseBytes.parse(options.uploadLimit) ?? 50 * 1024 * 1024;
-  return async (req: Request, res: Response, next: NextFunction) => {
+  return async (req: Request, res: Response, next: NextFunction, pathParams: Record<string, string>) => {
     let upload: ParsedUpload | undefined;
     try {
       const context = currentContext();
       let tenant: TenantRef | undefined;
-      if (route.auth === 'tenant') tenant = await options.authenticator.authenticateTenant(req, route.scope);
-      else if (route.auth === 'tenant-host') tenant = await options.authenticator.tenantOf(req);
+      // Answered without a promise while the tenant and token are cached (the common case).
+      if (route.auth === 'tenant') {
+        const found = options.authenticator.authenticateTenant(req, route.scope);
+        tenant = found instanceof Promise ? await found : found;
+      } else if (route.auth === 'tenant-host') {
+        const found = options.authenticator.tenantOf(req);
+        tenant = found instanceof Promise ? await found : found;
+      }
       else if (route.auth === 'admin') options.authenticator.authenticateAdmin(req);
 
-      const params = { ...req.params };
-      const query = { ...(req.query as Record<string, unknown>) };
+      const params = pathParams;
+      // express parses the query string again on each read of req.query, so this object is the request's own.
+      const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : {};
       let body: unknown = undefined;
       if (route.upload) {
         // Authenticated before a byte of the file is read; the file is deleted when the response ends.
@@ -125,13 +168,11 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): Request
         // entirely, and missing required ones are named one by one.
         body = req.body ?? {};
       }
-      // One 422 names every problem, wherever it is.
-      const problems = {
-        ...route.validate.params?.(params),
-        ...route.validate.query?.(query),
-        ...route.validate.body?.(body),
-      };
-      if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+      // One 422 names every problem, wherever it is (a validator answers null when all is well).
+      const paramProblems = route.validate.params?.(params);
+      const queryProblems = route.validate.query?.(query);
+      const bodyProblems = route.validate.body?.(body);
+      if (paramProblems || queryProblems || bodyProblems) throw new ValidationError({ ...paramProblems, ...queryProblems, ...bodyProblems });
 
       const em = options.orm.em.fork();
       // The request's own context (made by the first middleware for this request alone) takes the tenant and the

@@ -9,6 +9,9 @@ import { isValidSlug } from './slug';
 import { pageWindow, type PageRequest } from '../http/schemas';
 import { generateToken, hashToken } from './tokens';
 
+/** A value, or the promise of one: what a cache answers without a promise on a hit. */
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface AuthenticatedToken {
   uuid: string;
   tenantUuid: string;
@@ -104,29 +107,36 @@ export class TenantDirectory {
     }
   }
 
-  /** The tenant with this slug, or null. */
-  async findTenant(slug: string): Promise<TenantRef | null> {
-    return this.cached(this.tenants, slug, async () => {
-      const tenant = await this.orm.em.fork().findOne(Tenant, { slug });
-      return tenant ? { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name } : null;
-    });
+  /** The tenant with this slug, or null; answered without a promise while it is cached (the request's hot path). */
+  findTenant(slug: string): MaybePromise<TenantRef | null> {
+    return this.cached(this.tenants, slug, this.loadTenantBySlug);
   }
 
-  /** The tenant with this uuid, or null (bus messages carry only the uuid). */
-  async findTenantByUuid(uuid: string): Promise<TenantRef | null> {
-    return this.cached(this.tenantsByUuid, uuid, async () => {
-      const tenant = await this.orm.em.fork().findOne(Tenant, { uuid });
-      return tenant ? { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name } : null;
-    });
+  /** The tenant with this uuid, or null (bus messages carry only the uuid); without a promise while cached. */
+  findTenantByUuid(uuid: string): MaybePromise<TenantRef | null> {
+    return this.cached(this.tenantsByUuid, uuid, this.loadTenantByUuid);
   }
 
-  /** The live token with this plaintext, or null (unknown or revoked). */
-  async findToken(plaintext: string): Promise<AuthenticatedToken | null> {
-    return this.cached(this.tokens, hashToken(plaintext), async (hash) => {
-      const token = await this.orm.em.fork().findOne(ApiToken, { tokenHash: hash, revokedAt: null });
-      return token ? { uuid: token.uuid, tenantUuid: token.tenantUuid, scopes: token.scopes } : null;
-    });
+  /** The live token with this plaintext, or null (unknown or revoked); without a promise while cached. */
+  findToken(plaintext: string): MaybePromise<AuthenticatedToken | null> {
+    return this.cached(this.tokens, hashToken(plaintext), this.loadToken);
   }
+
+  // The loaders are made once, not per lookup: a cached lookup allocates nothing.
+  private readonly loadTenantBySlug = async (slug: string): Promise<TenantRef | null> => {
+    const tenant = await this.orm.em.fork().findOne(Tenant, { slug });
+    return tenant ? { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name } : null;
+  };
+
+  private readonly loadTenantByUuid = async (uuid: string): Promise<TenantRef | null> => {
+    const tenant = await this.orm.em.fork().findOne(Tenant, { uuid });
+    return tenant ? { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name } : null;
+  };
+
+  private readonly loadToken = async (hash: string): Promise<AuthenticatedToken | null> => {
+    const token = await this.orm.em.fork().findOne(ApiToken, { tokenHash: hash, revokedAt: null });
+    return token ? { uuid: token.uuid, tenantUuid: token.tenantUuid, scopes: token.scopes } : null;
+  };
 
   private newToken(em: ReturnType<MikroORM['em']['fork']>, tenantUuid: string, name: string, scopes: Scope[]) {
     const plaintext = generateToken();
@@ -134,10 +144,14 @@ export class TenantDirectory {
     return { token, plaintext };
   }
 
-  private async cached<T>(cache: Map<string, CacheEntry<T>>, key: string, load: (key: string) => Promise<T>): Promise<T> {
-    const now = Date.now();
+  private cached<T>(cache: Map<string, CacheEntry<T>>, key: string, load: (key: string) => Promise<T>): MaybePromise<T> {
     const hit = cache.get(key);
-    if (hit && hit.expires > now) return hit.value;
+    if (hit && hit.expires > Date.now()) return hit.value;
+    return this.loadInto(cache, key, load);
+  }
+
+  private async loadInto<T>(cache: Map<string, CacheEntry<T>>, key: string, load: (key: string) => Promise<T>): Promise<T> {
+    const now = Date.now();
     const value = await load(key);
     if (this.cacheTtlMs > 0) {
       if (cache.size > 10_000) cache.clear(); // bounded: a flood of bad tokens cannot grow it without limit

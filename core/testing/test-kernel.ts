@@ -33,6 +33,8 @@ export interface ApiClient {
   put(path: string): supertest.Test;
   patch(path: string): supertest.Test;
   delete(path: string): supertest.Test;
+  head(path: string): supertest.Test;
+  options(path: string): supertest.Test;
 }
 
 export interface TestTenant {
@@ -153,10 +155,10 @@ async function outboxDrained(kernel: Kernel, timeoutMs: number): Promise<void> {
 function apiClient(url: string, host: string, token?: string): ApiClient {
   const request = supertest(url);
   const make =
-    (method: 'get' | 'post' | 'put' | 'patch' | 'delete') =>
+    (method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head' | 'options') =>
     (requestPath: string): supertest.Test => {
       const test = request[method](requestPath).set('Host', host);
       return token ? test.set('Authorization', `Bearer ${token}`) : test;
     };
-  return { get: make('get'), post: make('post'), put: make('put'), patch: make('patch'), delete: make('delete') };
+  return { get: make('get'), post: make('post'), put: make('put'), patch: make('patch'), delete: make('delete'), head: make('head'), options: make('options') };
 }

@@ -133,6 +133,19 @@ describe('envelopes and faults', () => {
     expect(bad.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('400, not 500, for a path parameter that is not valid percent-encoding', async () => {
+    const res = await kit.api.get('/api/v1/probe/%E0%A4%A').expect(400);
+    expect(res.body).toMatchObject({ success: false, message: expect.stringContaining('percent-encoding') });
+  });
+
+  it("routes as express did: any case, a trailing slash, HEAD for GET; OPTIONS lists a path's methods", async () => {
+    await kit.api.get('/API/V1/Probe/7/').expect(200, { data: { params: { id: 7 }, query: { limit: 500 } } });
+    await kit.api.head('/api/v1/probe/7').expect(200);
+    const options = await kit.client({}).options('/api/v1/probe').expect(204);
+    expect(options.headers.allow).toBe('POST');
+    await kit.api.delete('/api/v1/probe/7').expect(404);
+  });
+
   it('healthz and readyz answer without a tenant or token', async () => {
     await kit.client({}).get('/healthz').expect(200, { status: 'ok' });
     await kit.client({}).get('/readyz').expect(200, { status: 'ready', checks: { database: 'up' } });
