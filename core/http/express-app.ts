@@ -74,7 +74,7 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
     }
     runInContext({ requestId }, next);
   });
-  app.use(express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] }));
+  const jsonBody = express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] });
 
   // Every route, the kernel's and the plugins', is found in one table (route-table.ts): the /docs router comes after it.
   const routes = new RouteTable<RouteEntry>();
@@ -94,7 +94,7 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
     if (route.auth === 'admin' && !options.authenticator.adminEnabled()) continue;
     routes.add(route.method, route.path, routeHandler(route, options));
   }
-  app.use(dispatch(routes));
+  app.use(dispatch(routes, jsonBody));
   app.use(docsPage(OPENAPI_PATH));
 
   app.use((req, _res, next) => next(new NotFoundError(`Route ${req.method} ${req.path} not found`)));
@@ -105,8 +105,12 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
 /** A route's handler; `params` are the path's parameters, decoded. */
 type RouteEntry = (req: Request, res: Response, next: NextFunction, params: Record<string, string>) => unknown;
 
-/** Runs the route the table finds; OPTIONS answers which methods a path has; anything else goes on to /docs and the 404. */
-function dispatch(routes: RouteTable<RouteEntry>): RequestHandler {
+/**
+ * Runs the route the table finds, after reading its JSON body when the request has one
+ * (`jsonBody`, express.json: malformed JSON 400, too large 413); OPTIONS answers which
+ * methods a path has; anything else goes on to /docs and the 404, unread.
+ */
+function dispatch(routes: RouteTable<RouteEntry>, jsonBody: RequestHandler): RequestHandler {
   return (req, res, next) => {
     const path = pathOf(req.url);
     let found;
@@ -116,11 +120,16 @@ function dispatch(routes: RouteTable<RouteEntry>): RequestHandler {
       return next(error instanceof MalformedPathError ? new BadRequestError(error.message) : error);
     }
     if (found) {
-      req.params = found.params;
-      const result = found.value(req, res, next, found.params);
-      // As express 5 does for its routes: a handler's rejected promise goes to the error handler.
-      if (result instanceof Promise) result.catch(next);
-      return;
+      const route = found;
+      req.params = route.params;
+      const run = () => {
+        const result = route.value(req, res, next, route.params);
+        // As express 5 does for its routes: a handler's rejected promise goes to the error handler.
+        if (result instanceof Promise) result.catch(next);
+      };
+      // What express.json itself checks first: a request with neither header has no body.
+      if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return run();
+      return void jsonBody(req, res, (error?: unknown) => (error ? next(error) : run()));
     }
     if (req.method === 'OPTIONS') {
       const methods = routes.methodsAt(path);
