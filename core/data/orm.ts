@@ -83,6 +83,9 @@ function withoutOneSidedTracking(storage: MetadataStorage): void {
       }
     }
     meta.trackingProps = [];
+    // With nothing to track, all ensurePropagation would still do per registered entity
+    // is define this flag on it (Object.defineProperties): the prototype answers it instead.
+    if (meta.prototype) Object.defineProperty(meta.prototype, '__gettersDefined', { value: true, enumerable: false });
   }
 }
 
