@@ -7,6 +7,7 @@ import { knowledgeSearchRef } from './knowledge-search';
 import { Migration0001Tables } from './migrations/0001-tables';
 import { Migration0002SearchVectors } from './migrations/0002-search-vectors';
 import { Migration0003RecordKeys } from './migrations/0003-record-keys';
+import { Migration0004UploadChunkStorage } from './migrations/0004-upload-chunk-storage';
 import { createTableRecords } from './records/create-table-records';
 import { RecordStore } from './records/record-store';
 import { registerRecordRoutes } from './records/record-routes';
@@ -41,6 +42,7 @@ export default definePlugin({
     { name: '0001-tables', class: Migration0001Tables },
     { name: '0002-search-vectors', class: Migration0002SearchVectors },
     { name: '0003-record-keys', class: Migration0003RecordKeys },
+    { name: '0004-upload-chunk-storage', class: Migration0004UploadChunkStorage },
   ],
   config: tablesConfig,
   contributes: [agentSettingsSlots.add(knowledgeSlot)],

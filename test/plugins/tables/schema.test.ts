@@ -18,8 +18,16 @@ describe('tables database schema', () => {
 
   it('records the migration after the agents plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-4)).toEqual(['agents/0001-agents', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys']);
+    expect(executed.slice(-5)).toEqual(['agents/0001-agents', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
+  });
+
+  it('stores uploaded content uncompressed: it only waits for its import job', async () => {
+    const [column] = await kit.kernel.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select attstorage from pg_attribute where attrelid = 'data_table_import_chunks'::regclass and attname = 'data'`);
+    expect(column.attstorage).toBe('e');
   });
 
   it('has pg_trgm (the word list forgiving typos) and btree_gin (indexes led by the table)', async () => {
