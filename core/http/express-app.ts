@@ -147,22 +147,16 @@ function pathOf(url: string): string {
 
 function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEntry {
   const uploadLimit = parseBytes.parse(options.uploadLimit) ?? 50 * 1024 * 1024;
-  return async (req: Request, res: Response, next: NextFunction, pathParams: Record<string, string>) => {
+  return async (req: Request, res: Response, next: NextFunction, params: Record<string, string>) => {
     let upload: ParsedUpload | undefined;
     try {
       const context = currentContext();
-      let tenant: TenantRef | undefined;
+      if (route.auth === 'admin') options.authenticator.authenticateAdmin(req);
+      const found =
+        route.auth === 'tenant' ? options.authenticator.authenticateTenant(req, route.scope) : route.auth === 'tenant-host' ? options.authenticator.tenantOf(req) : undefined;
       // Answered without a promise while the tenant and token are cached (the common case).
-      if (route.auth === 'tenant') {
-        const found = options.authenticator.authenticateTenant(req, route.scope);
-        tenant = found instanceof Promise ? await found : found;
-      } else if (route.auth === 'tenant-host') {
-        const found = options.authenticator.tenantOf(req);
-        tenant = found instanceof Promise ? await found : found;
-      }
-      else if (route.auth === 'admin') options.authenticator.authenticateAdmin(req);
+      const tenant: TenantRef | undefined = found instanceof Promise ? await found : found;
 
-      const params = pathParams;
       // express parses the query string again on each read of req.query, so this object is the request's own.
       const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : {};
       let body: unknown = undefined;

@@ -1,6 +1,7 @@
 import { BootError } from '../kernel/boot-error';
 import type { RegisteredRoute, RouteDefinition, Scope } from './route';
 import { compileValidator, type Validator } from './validation';
+import { routePathProblem } from './route-table';
 
 export interface CompiledRoute extends RegisteredRoute {
   auth: NonNullable<RegisteredRoute['auth']>;
@@ -29,6 +30,8 @@ export class RouteRegistry {
     if (clash) {
       throw new BootError(`route ${route.method} ${route.path} is registered twice (plugins "${clash.pluginId}" and "${pluginId}")`);
     }
+    const pathProblem = routePathProblem(route.path);
+    if (pathProblem) throw new BootError(`plugin "${pluginId}": ${pathProblem}`);
     const paramNames = [...route.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]);
     const declared = Object.keys((route.params as any)?.properties ?? {});
     const undeclared = paramNames.filter((name) => !declared.includes(name));

@@ -39,18 +39,17 @@ const newNode = <T>(): Node<T> => ({ statics: new Map(), leaves: new Map() });
 export class RouteTable<T> {
   private readonly root: Node<T> = newNode();
 
-  /** Adds a route; the same method and path twice is an error. */
+  /** Adds a route; a path `routePathProblem` refuses, or the same method and path twice, is an error. */
   add(method: string, path: string, value: T): void {
+    const problem = routePathProblem(path);
+    if (problem) throw new Error(problem);
     let node = this.root;
     const names: string[] = [];
-    for (const segment of segmentsOf(path)) {
+    for (const segment of pathSegments(path)) {
       if (segment.startsWith(':')) {
-        const name = segment.slice(1);
-        if (!/^[A-Za-z0-9_]+$/.test(name)) throw new Error(`route path ${path}: unsupported parameter "${segment}"`);
-        names.push(name);
+        names.push(segment.slice(1));
         node = node.param ??= newNode();
       } else {
-        if (/[*?(){}:]/.test(segment)) throw new Error(`route path ${path}: only static segments and :parameters are supported`);
         const key = segment.toLowerCase();
         let next = node.statics.get(key);
         if (!next) node.statics.set(key, (next = newNode()));
@@ -64,8 +63,7 @@ export class RouteTable<T> {
 
   /** The route for a method and a path (without its query string), or undefined. */
   match(method: string, path: string): RouteMatch<T> | undefined {
-    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    const segments = path === '/' ? [] : path.slice(1).split('/');
+    const segments = pathSegments(path);
     const values: string[] = [];
     const leaf = this.walk(this.root, segments, 0, values, method, method === 'HEAD' ? 'GET' : method);
     if (!leaf) return undefined;
@@ -76,8 +74,7 @@ export class RouteTable<T> {
 
   /** The methods some route answers at a path (HEAD wherever GET is), for OPTIONS. */
   methodsAt(path: string): string[] {
-    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    const segments = path === '/' ? [] : path.slice(1).split('/');
+    const segments = pathSegments(path);
     const methods = new Set<string>();
     const visit = (node: Node<T>, index: number): void => {
       if (index === segments.length) {
@@ -112,9 +109,25 @@ export class RouteTable<T> {
   }
 }
 
-function segmentsOf(path: string): string[] {
-  if (!path.startsWith('/')) throw new Error(`route path ${path} must start with /`);
-  return path === '/' ? [] : path.slice(1).replace(/\/$/, '').split('/');
+/**
+ * Why a route path cannot be added, or undefined: it must start with `/` and be made of
+ * static segments and `:name` parameters (letters, digits, `_`). The route registry
+ * checks this when a plugin adds a route, so a bad path is a boot error naming it.
+ */
+export function routePathProblem(path: string): string | undefined {
+  if (!path.startsWith('/')) return `route path ${path} must start with /`;
+  for (const segment of pathSegments(path)) {
+    if (segment.startsWith(':') ? !/^:[A-Za-z0-9_]+$/.test(segment) : /[*?(){}:]/.test(segment)) {
+      return `route path ${path}: "${segment}" is neither a static segment nor a :parameter (letters, digits, _)`;
+    }
+  }
+  return undefined;
+}
+
+/** The segments of a path, one trailing slash ignored (express's `strict routing` off). */
+function pathSegments(path: string): string[] {
+  const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return trimmed === '/' ? [] : trimmed.slice(1).split('/');
 }
 
 function decodeSegment(segment: string): string {

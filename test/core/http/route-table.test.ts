@@ -1,4 +1,6 @@
-import { MalformedPathError, RouteTable } from '../../../core/http/route-table';
+import { MalformedPathError, RouteTable, routePathProblem } from '../../../core/http/route-table';
+import { RouteRegistry } from '../../../core/http/route-registry';
+import { BootError } from '../../../core/kernel/boot-error';
 
 function table(): RouteTable<string> {
   const routes = new RouteTable<string>();
@@ -54,7 +56,17 @@ describe('RouteTable', () => {
   it('refuses a route added twice and path syntax it does not support', () => {
     const routes = table();
     expect(() => routes.add('GET', '/api/v1/data/:id', 'again')).toThrow(/added twice/);
-    expect(() => routes.add('GET', '/files/*path', 'splat')).toThrow(/only static segments/);
-    expect(() => routes.add('GET', '/a/:x-y', 'odd')).toThrow(/unsupported parameter/);
+    expect(() => routes.add('GET', '/files/*path', 'splat')).toThrow(/"\*path" is neither a static segment nor a :parameter/);
+    expect(() => routes.add('GET', '/a/:x-y', 'odd')).toThrow(/":x-y" is neither/);
+    expect(() => routes.add('GET', 'no-slash', 'relative')).toThrow(/must start with \//);
+  });
+
+  it('is what the route registry checks, so a plugin with a bad path fails boot by name', () => {
+    expect(routePathProblem('/api/v1/notes/:uuid/')).toBeUndefined();
+    expect(routePathProblem('/api/v1/notes{/:uuid}')).toMatch(/neither/);
+    const registry = new RouteRegistry();
+    const add = () => registry.add('probe', { method: 'GET', path: '/api/v1/files/*rest', summary: 'x', handler: () => undefined } as never);
+    expect(add).toThrow(BootError);
+    expect(add).toThrow(/plugin "probe": route path \/api\/v1\/files\/\*rest/);
   });
 });
