@@ -29,11 +29,8 @@ abstract class BusMessageColumns {
  * the publisher's transaction, so it exists only if that transaction commits; the
  * relay deletes it once it is delivered. A retry is a new row aimed at one consumer.
  */
-@Entity({
-  tableName: 'bus_outbox',
-  // Every committed insert wakes the relays (NOTIFY is delivered at commit, never for a rollback).
-  triggers: [{ name: 'bus_outbox_notify', timing: 'after', events: ['insert'], forEach: 'statement', body: "perform pg_notify('switchboard_outbox', ''); return null;" }],
-})
+// No insert trigger: relays are woken after the publishing transaction commits (outbox-commits.ts).
+@Entity({ tableName: 'bus_outbox' })
 @Index({ properties: ['dueAt'] })
 export class OutboxRow extends BusMessageColumns {
 

@@ -7,6 +7,7 @@ import { BootError } from '../kernel/boot-error';
 import type { PgListener } from '../data/pg-listener';
 import type { BusService, ConsumerOptions, MessageHandler, PublishOptions, RegisteredConsumer } from './bus-types';
 import { Delivery } from './delivery';
+import { OutboxCommits } from './outbox-commits';
 import { OutboxStore } from './outbox-store';
 import { Relay } from './relay';
 import { isValidTopic, isValidTopicPattern } from './topic-pattern';
@@ -36,6 +37,11 @@ const CONSUMER_NAME = /^[a-z0-9][a-z0-9_-]*$/;
  *
  * Who runs what: `worker` and `start` run the consumers and the relay; `serve` runs
  * the relay only with a broker (in-process delivery needs the consumers at hand).
+ *
+ * Wake-ups: once a transaction that wrote outbox rows commits, a process with a relay
+ * wakes it directly; without a broker, or without a relay of its own (`serve` without
+ * a broker, the CLI), it also sends one NOTIFY on `switchboard_outbox`, after the
+ * commit, to the relays of the other processes (afterOutboxCommit).
  */
 export class Bus {
   readonly consumers: RegisteredConsumer[] = [];
@@ -45,6 +51,10 @@ export class Bus {
   private relay?: Relay;
   private pruneTimer?: NodeJS.Timeout;
   private sealed = false;
+  /** A NOTIFY for other processes' relays is waiting to be sent (commits close together share one). */
+  private notifyScheduled = false;
+  /** The NOTIFYs sent and to be sent, one after another. */
+  private notifying: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly orm: MikroORM,
@@ -54,7 +64,9 @@ export class Bus {
     private readonly notifications: PgListener,
     private readonly settings: BusSettings,
   ) {
-    this.outbox = new OutboxStore(orm, settings.leaseSeconds);
+    const commits = new OutboxCommits(() => this.afterOutboxCommit());
+    orm.em.getEventManager().registerSubscriber(commits);
+    this.outbox = new OutboxStore(orm, settings.leaseSeconds, commits);
     this.delivery = new Delivery(orm, this.outbox, tenants, logger.child({ component: 'bus' }));
   }
 
@@ -92,6 +104,28 @@ export class Bus {
       delayMs: options.delay,
       at: options.at,
     });
+  }
+
+  /**
+   * A transaction that wrote outbox rows has committed: the relay of this process
+   * looks now. With a broker that is all (the broker shares the work among the
+   * workers); without one, each worker's relay takes its share from the outbox, so the
+   * others hear of it too, through one NOTIFY after the commit.
+   */
+  private afterOutboxCommit(): void {
+    this.relay?.signal.notify();
+    if (this.relay && this.settings.amqpUrl) return;
+    if (this.notifyScheduled) return;
+    this.notifyScheduled = true;
+    this.notifying = this.notifying
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => {
+        this.notifyScheduled = false;
+        return this.outbox.notifyRelays();
+      })
+      .catch((error) => {
+        this.logger.warn('waking the relays failed; they will look at their next poll', { error: String(error) });
+      });
   }
 
   /** The publisher's EntityManager: publishing outside a transaction could deliver what never commits. */
@@ -171,6 +205,8 @@ export class Bus {
 
   async stop(): Promise<void> {
     clearTimeout(this.pruneTimer);
+    // The NOTIFY after this process's last commits, before the pool closes.
+    await this.notifying;
     await this.relay?.stop();
     await this.transport?.stop();
     // In-process deliveries that finished after the relay stopped.

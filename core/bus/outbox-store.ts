@@ -4,6 +4,10 @@ import { newMessageId } from './message-ids';
 import { sql } from 'kysely';
 import { boundQuery } from '../data/bound-query';
 import { preparedStatement } from '../data/prepared-statements';
+import type { OutboxCommits } from './outbox-commits';
+
+/** The channel relays LISTEN on, for processes that publish without a relay of their own (see Bus). */
+export const OUTBOX_CHANNEL = 'switchboard_outbox';
 
 export interface OutboxInsert {
   messageId?: string;
@@ -90,6 +94,8 @@ export class OutboxStore {
   constructor(
     private readonly orm: MikroORM,
     private readonly leaseSeconds: number,
+    /** Told of every insert, so the relay is woken once the inserting transaction commits. */
+    private readonly commits: OutboxCommits,
   ) {}
 
   /** Inserts in the transaction of `em` (the publisher's). */
@@ -108,6 +114,7 @@ export class OutboxStore {
       row.attempt ?? 1,
       row.at ? row.at.toISOString() : Math.max(0, row.delayMs ?? 0),
     ]);
+    this.commits.noteWrite(em);
     return messageId;
   }
 
@@ -126,6 +133,7 @@ export class OutboxStore {
         null, null, 1, ${due}, clock_timestamp()
       from jsonb_array_elements(${JSON.stringify(entries)}::jsonb) with ordinality as e(entry, n)
       order by n`.execute(em.getKysely());
+    this.commits.noteWrite(em);
     return messageIds;
   }
 
@@ -236,6 +244,11 @@ export class OutboxStore {
 
   private restoreCompleted(done: string[]): void {
     this.completed.push(...done);
+  }
+
+  /** Wakes the relays of other processes (LISTEN in relay.ts): one NOTIFY, in a transaction of its own. */
+  async notifyRelays(): Promise<void> {
+    await this.orm.em.getConnection().execute(`select pg_notify('${OUTBOX_CHANNEL}', '')`, [], 'run');
   }
 
   /** Not delivered (the broker went away): claimable again at once. */

@@ -1,11 +1,8 @@
 import type { PgListener } from '../data/pg-listener';
 import type { Logger } from '../logging/logger';
-import type { OutboxStore } from './outbox-store';
+import { OUTBOX_CHANNEL, type OutboxStore } from './outbox-store';
 import type { Transport } from './transports/transport';
 import { WakeSignal } from './wake-signal';
-
-/** The channel the outbox's insert trigger notifies (bus-entities.ts). */
-const OUTBOX_CHANNEL = 'switchboard_outbox';
 
 export interface RelaySettings {
   batchSize: number;
@@ -16,9 +13,10 @@ export interface RelaySettings {
 /**
  * Moves due outbox rows to the transport. It claims by lease with `FOR UPDATE SKIP
  * LOCKED` (several relays never take the same row; no "last seen id" cursor, since
- * sequence order is not commit order), wakes on LISTEN/NOTIFY from the outbox's
- * insert trigger, sleeps exactly until the next delayed row is due, and polls slowly
- * in case a notification was missed.
+ * sequence order is not commit order), is woken by its own process after a publishing
+ * transaction commits (`signal`, see OutboxCommits) and by a NOTIFY from processes
+ * that publish without a relay, sleeps exactly until the next delayed row is due, and
+ * polls slowly in case a wake-up was missed.
  */
 export class Relay {
   readonly signal = new WakeSignal();

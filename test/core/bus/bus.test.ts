@@ -1,5 +1,6 @@
 import { batchDeliveryCases, batchTransportCases, malformedMessageCases } from './batch-cases';
 import { deliveryCases } from './delivery-cases';
+import { wakeCases } from './wake-cases';
 import { workerCases } from './worker-cases';
 
 // Every bus test runs in this one file, so they run one after another. The broker
@@ -11,6 +12,7 @@ describe('bus over in-process delivery', () => {
   deliveryCases({});
   batchTransportCases({});
   workerCases({});
+  wakeCases({});
 });
 
 // RabbitMQ when AMQP_URL points at a broker (CI sets it).
@@ -20,4 +22,5 @@ describe('bus over in-process delivery', () => {
   batchTransportCases(amqp);
   malformedMessageCases(amqp);
   workerCases(amqp);
+  wakeCases(amqp);
 });

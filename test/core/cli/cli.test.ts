@@ -73,7 +73,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
