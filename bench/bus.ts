@@ -15,8 +15,9 @@
  *   raw-publisher  amqplib: a confirm channel publishing persistent messages to a
  *                  durable topic exchange bound to a durable quorum queue, at most
  *                  BUS_RELAY_BATCH_SIZE (the relay's batch) unconfirmed at a time.
- *   raw-consumer   amqplib: manual ack, prefetch 2 x BENCH_CONCURRENCY (the kernel
- *                  consumer's prefetch).
+ *   raw-consumer   amqplib: manual ack, the prefetch the kernel's consumer has once its
+ *                  handlers are known to be quick (prefetchFor in core/bus/consumer-batches.ts:
+ *                  64 for BENCH_CONCURRENCY up to 32, twice the concurrency above).
  * Each side has a publishing and a consuming process, as a production deployment
  * would (web processes publish, workers consume), so both can use both CPUs.
  *
@@ -45,7 +46,7 @@
  *   BENCH_PACED_SECONDS length of a paced run (default 10)
  *   BENCH_PUBLISHERS    concurrent publishing transactions on the bus side (default 8)
  *   BENCH_BATCH         messages per transaction of the batched variant (default 10)
- *   BENCH_CONCURRENCY   consumer concurrency; prefetch is twice this on both sides (default 8)
+ *   BENCH_CONCURRENCY   consumer concurrency (default 8); the prefetch follows from it, the same on both sides
  *   BENCH_VARIANTS      comma-separated subset of bus-1, bus-batch, raw (default all)
  *   BENCH_KERNEL_CONFIG JSON object of extra kernel config overrides (experiments), e.g. '{"busRelayBatchSize":100}'
  *   BENCH_NODE_OPTIONS  extra node flags for every child; BENCH_NODE_OPTIONS_BUS_PUBLISHER,
@@ -63,6 +64,11 @@ import path from 'node:path';
 import type { BenchPayload } from './plugins/bus-bench';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
 import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
+import type { RegisteredConsumer } from '../core/bus/bus-types';
+import { prefetchFor } from '../core/bus/consumer-batches';
+
+/** The prefetch of the kernel's consumer of this concurrency once its handlers are known to be quick (the bench's are). */
+const quickPrefetch = (concurrency: number) => prefetchFor({ concurrency } as RegisteredConsumer, true);
 
 const ROOT = path.resolve(__dirname, '..');
 const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
@@ -364,7 +370,7 @@ async function main(): Promise<void> {
     console.log(
       `bus: ${settings.messages} messages per saturation run, ${settings.rounds} rounds, paced runs of ${settings.pacedSeconds}s at half each side's max; ` +
         `payload ${Buffer.byteLength(sample)} bytes JSON; bus publishers ${settings.publishers} concurrent transactions (1 or ${settings.batch} messages each), ` +
-        `relay batch ${relayBatchSize}, DB pool ${kernelInfo.poolMax ?? '?'} per kernel; consumers: concurrency ${settings.concurrency}, prefetch ${settings.concurrency * 2}; ` +
+        `relay batch ${relayBatchSize}, DB pool ${kernelInfo.poolMax ?? '?'} per kernel; consumers: concurrency ${settings.concurrency}, prefetch ${quickPrefetch(settings.concurrency)} (bus: ${settings.concurrency * 2} until its handlers are known to be quick); ` +
         `raw: confirm window ${relayBatchSize}, persistent, quorum queue (${os.cpus().length} CPUs, node ${process.version}, RabbitMQ ${broker.version}, PostgreSQL ${await pgVersion(db)})`,
     );
 
@@ -1176,7 +1182,7 @@ async function rawConsumer(): Promise<void> {
   const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
   const channel = await connection.createChannel();
   await declareRaw(channel);
-  await channel.prefetch(Number(process.env.BENCH_CONCURRENCY) * 2);
+  await channel.prefetch(quickPrefetch(Number(process.env.BENCH_CONCURRENCY)));
   const report = handledReporter();
   await channel.consume(
     rawNames().queue,

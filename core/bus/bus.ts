@@ -197,6 +197,11 @@ export class Bus {
     await this.relay.start();
   }
 
+  /** The prefetch a consumer is subscribed to the broker with (undefined without a broker or while not subscribed). */
+  brokerPrefetchOf(consumerName: string): number | undefined {
+    return this.transport instanceof AmqpTransport ? this.transport.prefetchOf(consumerName) : undefined;
+  }
+
   /** For /readyz: throws while the broker is configured but not connected. */
   async checkBroker(): Promise<void> {
     await this.transport?.check();

@@ -15,6 +15,19 @@ const BATCH_BUDGET_MS = 5;
 /** Batches of quick handlers running at once: one fills while the other runs. */
 const QUICK_BATCHES = 2;
 
+/**
+ * Unacknowledged messages a broker hands one consumer at a time. While its handlers
+ * are slow: twice its concurrency, so the next messages are at hand and the rest wait
+ * in the queue for whichever worker is free first. While they are quick: two full
+ * batches, so that the batches can fill (with twice the concurrency, a consumer of
+ * concurrency 1 would get batches of one message, each its own transaction).
+ */
+export const prefetchFor = (consumer: RegisteredConsumer, quick: boolean): number => (quick ? Math.max(MAX_BATCH * QUICK_BATCHES, consumer.concurrency * 2) : consumer.concurrency * 2);
+
+/** How the handlers' pace is judged (see ConsumerBatches.quick): a batch of this many times the concurrency fits the budget, or does no longer. */
+const QUICK_WHEN_FITTING = 2;
+const SLOW_WHEN_FITTING = 1;
+
 interface Pending {
   envelope: Envelope;
   resolve: (outcome: DeliveryOutcome) => void;
@@ -37,13 +50,26 @@ export class ConsumerBatches {
   private scheduled = false;
   /** Mean wall time of one handler (ms), smoothed; undefined until one ran. */
   private handlerMs?: number;
+  /**
+   * Whether the handlers are quick enough for batches larger than the consumer's
+   * concurrency: once a batch of twice the concurrency fits the time budget, until one
+   * of the concurrency no longer does (apart, so the pace does not flap at the edge).
+   */
+  private quick = false;
 
   constructor(
     private readonly consumer: RegisteredConsumer,
     private readonly delivery: Delivery,
     /** The transport's bound: with a broker, half the prefetch, so one batch can fill while another runs. */
-    private readonly maxBatch: number,
+    private maxBatch: number,
+    /** Told when the pace changes (the broker transport then changes the consumer's prefetch, see prefetchFor). */
+    private readonly onPaceChange: (quick: boolean) => void = () => {},
   ) {}
+
+  /** The transport's new bound (its prefetch changed). */
+  setMaxBatch(maxBatch: number): void {
+    this.maxBatch = maxBatch;
+  }
 
   submit(envelope: Envelope): Promise<DeliveryOutcome> {
     return new Promise((resolve, reject) => {
@@ -66,6 +92,14 @@ export class ConsumerBatches {
     return Math.max(1, Math.min(this.maxBatch, MAX_BATCH, fit));
   }
 
+  private judgePace(handlerMs: number): void {
+    const fitting = BATCH_BUDGET_MS / Math.max(handlerMs, 0.001) / this.consumer.concurrency;
+    const quick = this.quick ? fitting >= SLOW_WHEN_FITTING : fitting >= QUICK_WHEN_FITTING;
+    if (quick === this.quick) return;
+    this.quick = quick;
+    this.onPaceChange(quick);
+  }
+
   private pump(): void {
     const limit = this.batchLimit();
     // Quick handlers: two batches at a time (one fills while the other runs), so batches grow under load.
@@ -83,6 +117,7 @@ export class ConsumerBatches {
       if (result.handlersRun > 0) {
         const sample = result.handlerMs / result.handlersRun;
         this.handlerMs = this.handlerMs === undefined ? sample : this.handlerMs * 0.7 + sample * 0.3;
+        this.judgePace(this.handlerMs);
       }
       batch.forEach((pending, i) => pending.resolve(result.outcomes[i]));
     } catch (error) {

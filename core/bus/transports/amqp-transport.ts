@@ -1,7 +1,7 @@
 import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import type { Logger } from '../../logging/logger';
 import type { Envelope, RegisteredConsumer } from '../bus-types';
-import { ConsumerBatches } from '../consumer-batches';
+import { ConsumerBatches, prefetchFor } from '../consumer-batches';
 import type { Delivery } from '../delivery';
 import type { OutboxStore } from '../outbox-store';
 import type { Transport } from './transport';
@@ -12,8 +12,17 @@ const HEADER = { tenant: 'x-switchboard-tenant', attempt: 'x-switchboard-attempt
 const HEADER_NAMES = new Set(Object.values(HEADER));
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Unacknowledged messages a consumer's channel holds: twice its concurrency, so the next messages are at hand. */
-const prefetch = (consumer: RegisteredConsumer) => consumer.concurrency * 2;
+/** A batch holds at most half the prefetch: the next one fills while it runs. */
+const maxBatchOf = (prefetch: number) => Math.max(1, Math.floor(prefetch / 2));
+
+/** A consumer's subscription on its own channel; `changing` serializes changes of its prefetch. */
+interface Subscription {
+  channel: Channel;
+  acks: Acks;
+  consumerTag: string;
+  prefetch: number;
+  changing: Promise<void>;
+}
 
 /** The broker objects of one installation: `<namespace>` exchange, `<namespace>.<consumer>` queues. */
 export const topology = (namespace: string) => ({
@@ -31,7 +40,9 @@ export class AmqpTransport implements Transport {
   readonly name = 'amqp' as const;
   private connection?: ChannelModel;
   private publisher?: ConfirmChannel;
-  private consumerChannels: Channel[] = [];
+  private readonly subscriptions = new Map<string, Subscription>();
+  /** Consumers whose handlers are quick (ConsumerBatches judges): their prefetch is larger (prefetchFor). */
+  private readonly quick = new Set<string>();
   private consuming = false;
   private stopped = false;
   private reconnectDelayMs = 500;
@@ -51,8 +62,10 @@ export class AmqpTransport implements Transport {
     private readonly batchSize: number,
     private readonly onCapacity: () => void,
   ) {
-    // A batch holds at most half the prefetch: the next one fills while it runs.
-    for (const consumer of consumers) this.batches.set(consumer.name, new ConsumerBatches(consumer, delivery, Math.max(1, Math.floor(prefetch(consumer) / 2))));
+    for (const consumer of consumers) {
+      const batches = new ConsumerBatches(consumer, delivery, maxBatchOf(prefetchFor(consumer, false)), (quick) => this.paceChanged(consumer, quick));
+      this.batches.set(consumer.name, batches);
+    }
     this.names = topology(namespace);
   }
 
@@ -119,7 +132,8 @@ export class AmqpTransport implements Transport {
     this.stopped = true;
     this.consuming = false;
     clearTimeout(this.reconnectTimer);
-    for (const channel of this.consumerChannels) await channel.close().catch(() => {});
+    for (const { channel } of this.subscriptions.values()) await channel.close().catch(() => {});
+    this.subscriptions.clear();
     await Promise.allSettled([...this.inHandlers]);
     await this.connection?.close().catch(() => {});
     this.connection = undefined;
@@ -133,7 +147,7 @@ export class AmqpTransport implements Transport {
       if (this.connection !== connection) return;
       this.connection = undefined;
       this.publisher = undefined;
-      this.consumerChannels = [];
+      this.subscriptions.clear();
       if (!this.stopped) {
         this.logger.warn('broker connection closed; reconnecting');
         this.scheduleReconnect();
@@ -160,12 +174,53 @@ export class AmqpTransport implements Transport {
     for (const consumer of this.consumers) {
       const channel = await connection.createChannel();
       channel.on('error', (error) => this.logger.warn('consumer channel error', { consumer: consumer.name, error: String(error) }));
-      // Prefetch twice the concurrency: the next messages are at hand when a handler finishes.
-      await channel.prefetch(prefetch(consumer));
+      const prefetch = prefetchFor(consumer, this.quick.has(consumer.name));
+      await channel.prefetch(prefetch);
       const acks = new Acks(channel);
-      await channel.consume(this.names.queue(consumer.name), (message) => message && this.handle(acks, consumer, message), { noAck: false });
-      this.consumerChannels.push(channel);
+      const { consumerTag } = await this.subscribe(channel, acks, consumer);
+      this.subscriptions.set(consumer.name, { channel, acks, consumerTag, prefetch, changing: Promise.resolve() });
     }
+  }
+
+  private subscribe(channel: Channel, acks: Acks, consumer: RegisteredConsumer) {
+    return channel.consume(this.names.queue(consumer.name), (message) => message && this.handle(acks, consumer, message), { noAck: false });
+  }
+
+  /**
+   * The consumer's handlers turned quick or slow: its batches' bound follows at once,
+   * its prefetch by subscribing again on the same channel with the new one (RabbitMQ
+   * applies a consumer's prefetch when it subscribes; quorum queues have no per-channel
+   * prefetch). Messages delivered to the old subscription stay this channel's to
+   * acknowledge; nothing is redelivered.
+   */
+  private paceChanged(consumer: RegisteredConsumer, quick: boolean): void {
+    if (quick) this.quick.add(consumer.name);
+    else this.quick.delete(consumer.name);
+    const prefetch = prefetchFor(consumer, quick);
+    this.batches.get(consumer.name)!.setMaxBatch(maxBatchOf(prefetch));
+    this.logger.debug('consumer prefetch follows its handlers', { consumer: consumer.name, quick, prefetch });
+    const subscription = this.subscriptions.get(consumer.name);
+    if (!subscription) return; // not consuming now: the next subscription takes the new prefetch
+    subscription.changing = subscription.changing
+      .then(() => this.resubscribe(consumer, subscription))
+      .catch((error) => {
+        // The channel closed meanwhile: the reconnection subscribes again with the current prefetch.
+        this.logger.debug('changing a consumer prefetch failed', { consumer: consumer.name, error: String(error) });
+      });
+  }
+
+  private async resubscribe(consumer: RegisteredConsumer, subscription: Subscription): Promise<void> {
+    const prefetch = prefetchFor(consumer, this.quick.has(consumer.name));
+    if (subscription.prefetch === prefetch || this.subscriptions.get(consumer.name) !== subscription) return;
+    await subscription.channel.cancel(subscription.consumerTag);
+    await subscription.channel.prefetch(prefetch);
+    subscription.prefetch = prefetch;
+    subscription.consumerTag = (await this.subscribe(subscription.channel, subscription.acks, consumer)).consumerTag;
+  }
+
+  /** The prefetch a consumer is subscribed with now (undefined while not subscribed); for tests and diagnostics. */
+  prefetchOf(consumerName: string): number | undefined {
+    return this.subscriptions.get(consumerName)?.prefetch;
   }
 
   private handle(acks: Acks, consumer: RegisteredConsumer, message: ConsumeMessage): void {

@@ -166,6 +166,30 @@ export function batchTransportCases(transportConfig: Record<string, unknown>): v
   });
 }
 
+/** RabbitMQ only: a consumer's prefetch follows its handlers' pace. */
+export function prefetchCases(amqpConfig: Record<string, unknown>): void {
+  it('a consumer of quick handlers is subscribed with a larger prefetch, so its batches outgrow its concurrency', async () => {
+    const kit = await startTestKernel({ plugins: [BATCH_PROBE], config: { ...amqpConfig, busPollIntervalMs: 500 } });
+    const counter = 'bus-batch-probe.counter';
+    try {
+      // Concurrency 1: until its handlers are known to be quick, twice that, and batches of one.
+      expect(kit.kernel.bus.brokerPrefetchOf(counter)).toBe(2);
+      await runInContext({ tenant: kit.tenant }, () =>
+        kit.kernel.orm.em.fork().transactional(() => kit.kernel.bus.publishMany('count.burst', Array.from({ length: 300 }, (_, n) => ({ n })))),
+      );
+      await waitFor(() => sql(kit, 'select count(*)::int as n from batch_probe_transactions'), ([row]) => row.n >= 300, 30_000);
+      expect(kit.kernel.bus.brokerPrefetchOf(counter)).toBe(64);
+      const [{ largest }] = await sql(kit, 'select max(n)::int as largest from (select count(*) as n from batch_probe_transactions group by tx) as batches');
+      expect(largest).toBeGreaterThan(1);
+      // Each message once, whatever the subscription that delivered it.
+      const [{ distinct, n }] = await sql(kit, 'select count(distinct message_id)::int as distinct, count(*)::int as n from batch_probe_transactions');
+      expect({ distinct, n }).toEqual({ distinct: 300, n: 300 });
+    } finally {
+      await kit.stop();
+    }
+  });
+}
+
 /** RabbitMQ only: a message the relay could not have sent is dropped, and the consumer goes on. */
 export function malformedMessageCases(amqpConfig: Record<string, unknown>): void {
   it('drops a message that is not one of the bus\'s (no message id, a bad tenant header, not JSON) and goes on with the others', async () => {

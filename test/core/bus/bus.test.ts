@@ -1,4 +1,4 @@
-import { batchDeliveryCases, batchTransportCases, malformedMessageCases } from './batch-cases';
+import { batchDeliveryCases, batchTransportCases, malformedMessageCases, prefetchCases } from './batch-cases';
 import { deliveryCases } from './delivery-cases';
 import { wakeCases } from './wake-cases';
 import { workerCases } from './worker-cases';
@@ -21,6 +21,7 @@ describe('bus over in-process delivery', () => {
   deliveryCases(amqp);
   batchTransportCases(amqp);
   malformedMessageCases(amqp);
+  prefetchCases(amqp);
   workerCases(amqp);
   wakeCases(amqp);
 });

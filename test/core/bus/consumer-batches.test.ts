@@ -1,6 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { Envelope, RegisteredConsumer } from '../../../core/bus/bus-types';
-import { ConsumerBatches } from '../../../core/bus/consumer-batches';
+import { ConsumerBatches, MAX_BATCH, prefetchFor } from '../../../core/bus/consumer-batches';
 import type { BatchResult, Delivery } from '../../../core/bus/delivery';
 import { Acks } from '../../../core/bus/transports/amqp-transport';
 
@@ -87,6 +87,53 @@ describe('consumer batches', () => {
     delivery.release();
     expect(await Promise.all(results)).toEqual(['database down', 'database down', 'database down', 'database down', 'handled', 'handled']);
     expect(delivery.batches).toEqual([[0], [1, 2, 3, 4], [5, 6]]);
+  });
+});
+
+describe("a consumer's pace (what its broker prefetch follows)", () => {
+  it('turns quick once a batch of twice the concurrency fits the time budget, and slow again only once one of the concurrency no longer does', async () => {
+    const delivery = new FakeDelivery();
+    const paces: boolean[] = [];
+    const batches = new ConsumerBatches(consumer(2), delivery as unknown as Delivery, 2, (quick) => paces.push(quick));
+    // 5 ms budget / 2 ms per handler = 2.5 handlers: a batch of the concurrency fits, not one of twice it.
+    delivery.handlerMs = 2;
+    await batches.submit(envelope(0));
+    expect(paces).toEqual([]);
+    delivery.handlerMs = 0.1;
+    for (let n = 1; n <= 12 && paces.length === 0; n++) await batches.submit(envelope(n));
+    expect(paces).toEqual([true]);
+    // 2 ms per handler again: a batch of the concurrency still fits, so still quick.
+    delivery.handlerMs = 2;
+    for (let n = 20; n < 40; n++) await batches.submit(envelope(n));
+    expect(paces).toEqual([true]);
+    delivery.handlerMs = 10;
+    for (let n = 40; n <= 52 && paces.length === 1; n++) await batches.submit(envelope(n));
+    expect(paces).toEqual([true, false]);
+  });
+
+  it('prefetch: twice the concurrency while slow; two full batches while quick (never less than twice the concurrency)', () => {
+    expect(prefetchFor(consumer(1), false)).toBe(2);
+    expect(prefetchFor(consumer(1), true)).toBe(2 * MAX_BATCH);
+    expect(prefetchFor(consumer(50), true)).toBe(100);
+  });
+
+  it('a new bound from the transport applies to the next batches', async () => {
+    const delivery = new FakeDelivery();
+    const batches = new ConsumerBatches(consumer(1), delivery as unknown as Delivery, 1);
+    await batches.submit(envelope(0));
+    const arrive = async (from: number, to: number) => {
+      delivery.hold = true;
+      const outcomes = Promise.all(range(from, to).map((n) => batches.submit(envelope(n))));
+      await settle();
+      delivery.release();
+      await outcomes;
+    };
+    await arrive(1, 7);
+    expect(delivery.batches.slice(1).every((batch) => batch.length === 1)).toBe(true);
+    batches.setMaxBatch(8);
+    delivery.batches.length = 0;
+    await arrive(10, 20);
+    expect(Math.max(...delivery.batches.map((batch) => batch.length))).toBeGreaterThan(1);
   });
 });
 
