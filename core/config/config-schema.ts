@@ -118,7 +118,7 @@ export const coreConfigSchema = {
     env: 'BUS_RELAY_BATCH_SIZE',
   },
   busPollIntervalMs: {
-    doc: 'How often the relay looks at the outbox when no NOTIFY woke it (a safety net)',
+    doc: 'How often the relay looks at the outbox when no commit or NOTIFY woke it (a safety net)',
     format: 'nat',
     default: 2000,
     env: 'BUS_POLL_INTERVAL_MS',
