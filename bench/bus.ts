@@ -12,6 +12,13 @@
  *   bus-worker     a kernel in role `worker` with the same plugin: the consumer (its
  *                  handler only notes the latency; the inbox insert commits with it)
  *                  and a second relay, as in a serve + worker deployment.
+ *   floor-publisher, floor-consumer  the floor: the same SQL statements (the kernel's own
+ *                  texts, on copies of its tables) and AMQP traffic as the bus, from bare
+ *                  loops on plain pg clients: 8 publishing transactions (BEGIN, outbox INSERT,
+ *                  COMMIT), a relay (claim-and-delete, publish, confirms), a consumer (one
+ *                  inbox transaction per batch of waiting messages, two batches at once of
+ *                  up to 32 as the kernel batches quick handlers, then acks). The same
+ *                  durability with no kernel: the most this design can do on this machine.
  *   raw-publisher  amqplib: a confirm channel publishing persistent messages to a
  *                  durable topic exchange bound to a durable quorum queue, at most
  *                  BUS_RELAY_BATCH_SIZE (the relay's batch) unconfirmed at a time.
@@ -47,7 +54,7 @@
  *   BENCH_PUBLISHERS    concurrent publishing transactions on the bus side (default 8)
  *   BENCH_BATCH         messages per transaction of the batched variant (default 10)
  *   BENCH_CONCURRENCY   consumer concurrency (default 8); the prefetch follows from it, the same on both sides
- *   BENCH_VARIANTS      comma-separated subset of bus-1, bus-batch, raw (default all)
+ *   BENCH_VARIANTS      comma-separated subset of bus-1, bus-batch, floor, raw (default all)
  *   BENCH_KERNEL_CONFIG JSON object of extra kernel config overrides (experiments), e.g. '{"busRelayBatchSize":100}'
  *   BENCH_NODE_OPTIONS  extra node flags for every child; BENCH_NODE_OPTIONS_BUS_PUBLISHER,
  *                       _BUS_WORKER, _RAW_PUBLISHER, _RAW_CONSUMER for one of them
@@ -81,9 +88,18 @@ const TOPIC = 'bench.event';
 /** The goals of the issue, judged on the bus with one message per transaction (see report()). */
 const GOALS = { minThroughputRatio: 0.4, maxP99Ms: 50 };
 
-type Variant = 'bus-1' | 'bus-batch' | 'raw';
-const ALL_VARIANTS: Variant[] = ['bus-1', 'bus-batch', 'raw'];
-type Role = 'bus-publisher' | 'bus-worker' | 'raw-publisher' | 'raw-consumer';
+type Variant = 'bus-1' | 'bus-batch' | 'floor' | 'raw';
+const ALL_VARIANTS: Variant[] = ['bus-1', 'bus-batch', 'floor', 'raw'];
+type Role = 'bus-publisher' | 'bus-worker' | 'floor-publisher' | 'floor-consumer' | 'raw-publisher' | 'raw-consumer';
+/** The publishing and the consuming process of each variant. */
+const SIDES: Record<Variant, { publisher: Role; consumer: Role }> = {
+  'bus-1': { publisher: 'bus-publisher', consumer: 'bus-worker' },
+  'bus-batch': { publisher: 'bus-publisher', consumer: 'bus-worker' },
+  floor: { publisher: 'floor-publisher', consumer: 'floor-consumer' },
+  raw: { publisher: 'raw-publisher', consumer: 'raw-consumer' },
+};
+/** Variants that run the kernel (relay and delivery figures come from it). */
+const onKernel = (variant: Variant) => variant === 'bus-1' || variant === 'bus-batch';
 
 /** Wall-clock milliseconds with sub-millisecond resolution, comparable across this machine's processes. */
 const now = (): number => performance.timeOrigin + performance.now();
@@ -332,7 +348,9 @@ async function main(): Promise<void> {
   if (!process.env.TEST_DATABASE_URL && !process.env.DATABASE_URL) process.env.DATABASE_URL = DEFAULT_DATABASE_URL;
   const amqpUrl = process.env.AMQP_URL || DEFAULT_AMQP_URL;
   const namespace = `bench-bus-${crypto.randomBytes(4).toString('hex')}`;
+  // The floor's tables are copies of the bus's, so the kernel migrates the database for it too.
   const hasBus = settings.variants.some((v) => v !== 'raw');
+  const hasFloor = settings.variants.includes('floor');
   const hasRaw = settings.variants.includes('raw');
 
   await waitForOtherBenchmarks();
@@ -356,6 +374,12 @@ async function main(): Promise<void> {
       await children['bus-worker'].ready;
     }
     const relayBatchSize: number = kernelInfo.relayBatchSize ?? (await defaultRelayBatchSize());
+    if (hasFloor) {
+      children['floor-publisher'] = spawnChild('floor-publisher', { ...childEnv, BENCH_WINDOW: String(relayBatchSize) }, onHandled);
+      await children['floor-publisher'].ready;
+      children['floor-consumer'] = spawnChild('floor-consumer', childEnv, onHandled);
+      await children['floor-consumer'].ready;
+    }
     if (hasRaw) {
       children['raw-publisher'] = spawnChild('raw-publisher', { ...childEnv, BENCH_WINDOW: String(relayBatchSize) }, onHandled);
       await children['raw-publisher'].ready;
@@ -377,11 +401,13 @@ async function main(): Promise<void> {
     const queues = {
       bus: `${namespace}.bus-bench.sink`,
       raw: `${namespace}-raw.sink`,
+      floor: `${namespace}-floor.sink`,
     };
+    const outboxes = [...(hasBus ? ['bus_outbox'] : []), ...(hasFloor ? [`${FLOOR_SCHEMA}.bus_outbox`] : [])];
     const runOnce = async (variant: Variant, mode: RunResult['mode'], round: number, count: number, rate: number): Promise<RunResult> => {
       for (let attempt = 1; ; attempt++) {
         await waitForOtherBenchmarks();
-        await quiesce(db!, amqpUrl, queues, hasBus);
+        await quiesce(db!, amqpUrl, queues, outboxes);
         await sleep(settings.settleMs);
         const result = await measure(variant, mode, round, count, rate);
         const others = otherBenchmarks();
@@ -402,14 +428,14 @@ async function main(): Promise<void> {
       const run = `r${round}-${mode}-${variant}-${crypto.randomBytes(3).toString('hex')}`;
       const collector = new Collector(count);
       collectors.set(run, collector);
-      const bus = variant !== 'raw';
-      const publisher = children[bus ? 'bus-publisher' : 'raw-publisher']!;
-      const consumer = children[bus ? 'bus-worker' : 'raw-consumer']!;
+      const bus = onKernel(variant);
+      const publisher = children[SIDES[variant].publisher]!;
+      const consumer = children[SIDES[variant].consumer]!;
       const perTx = variant === 'bus-batch' ? settings.batch : 1;
       const relayBefore = bus ? await Promise.all([publisher.request<RelayStats>('stats'), consumer.request<RelayStats>('stats')]) : undefined;
       const cpuBefore = cpuSnapshot({ publisher: [publisher.pid], consumer: [consumer.pid] });
       const machineBefore = machineCpu();
-      const published = await publisher.request<PublishResult>('publish', { run, count, perTx, concurrency: bus ? settings.publishers : 1, rate });
+      const published = await publisher.request<PublishResult>('publish', { run, count, perTx, concurrency: variant === 'raw' ? 1 : settings.publishers, rate });
       // Everything published; wait until everything is handled.
       const publishedAt = now();
       while (collector.count < count) {
@@ -474,6 +500,7 @@ async function main(): Promise<void> {
     const label: Record<Variant, string> = {
       'bus-1': 'bus, 1 msg/tx',
       'bus-batch': `bus, ${settings.batch} msgs/tx`,
+      floor: 'floor (bare loops)',
       raw: 'raw amqplib',
     };
     const printRun = (r: RunResult) =>
@@ -560,6 +587,7 @@ function report(settings: Settings, label: Record<Variant, string>, runs: RunRes
   const results = Object.fromEntries(settings.variants.map((v) => [v, summary(v)])) as Partial<Record<Variant, ReturnType<typeof summary>>>;
   const bus1 = results['bus-1'];
   const batch = results['bus-batch'];
+  const floor = results.floor;
   const raw = results.raw;
   const ratio = (x?: { throughput: number }) => (x && raw ? x.throughput / raw.throughput : NaN);
 
@@ -617,6 +645,7 @@ function report(settings: Settings, label: Record<Variant, string>, runs: RunRes
     batched: batch
       ? { throughputRatio: round3(ratio(batch)), throughputMet: ratio(batch) >= GOALS.minThroughputRatio, p99Ms: round3(batch.latencyP99), p99Met: batch.latencyP99 < GOALS.maxP99Ms }
       : undefined,
+    floor: floor ? { throughputRatio: round3(ratio(floor)), busShare: round3(bus1 ? bus1.throughput / floor.throughput : NaN) } : undefined,
   };
   console.log('');
   if (bus1) {
@@ -628,6 +657,12 @@ function report(settings: Settings, label: Record<Variant, string>, runs: RunRes
     console.log(
       `  for comparison, ${settings.batch} per transaction: throughput ${fmt(goals.batched.throughputRatio * 100, 1)}% of raw (${goals.batched.throughputMet ? 'would meet' : 'would miss'}), ` +
         `p99 ${fmt(goals.batched.p99Ms)} ms (${goals.batched.p99Met ? 'would meet' : 'would miss'})`,
+    );
+  }
+  if (goals.floor) {
+    console.log(
+      `  the floor (the bus's statements and AMQP traffic from bare loops, no kernel): ${fmt(goals.floor.throughputRatio * 100, 1)}% of raw, ` +
+        `the most this design reaches on this machine${bus1 ? `; the bus runs at ${fmt(goals.floor.busShare * 100, 1)}% of the floor` : ''}`,
     );
   }
   const invalid = runs.filter((r) => r.duplicates > 0 || r.publishErrors > 0 || r.handled !== r.messages);
@@ -671,13 +706,14 @@ function diffStats(after: RelayStats, before: RelayStats): RelayStats {
 }
 
 /** Waits until the outbox and both queues are empty (every message of the last run is acknowledged). */
-async function quiesce(db: import('pg').Client, amqpUrl: string, queues: { bus: string; raw: string }, hasBus: boolean): Promise<void> {
+async function quiesce(db: import('pg').Client, amqpUrl: string, queues: Record<string, string>, outboxes: string[]): Promise<void> {
   const amqp = require('amqplib') as typeof import('amqplib');
   const connection = await amqp.connect(amqpUrl);
   try {
     const deadline = now() + 60_000;
     for (;;) {
-      const outbox = hasBus ? Number((await db.query('select count(*)::int as n from bus_outbox')).rows[0].n) : 0;
+      let outbox = 0;
+      for (const table of outboxes) outbox += Number((await db.query(`select count(*)::int as n from ${table}`)).rows[0].n);
       let depth = 0;
       for (const queue of Object.values(queues)) {
         const channel = await connection.createChannel();
@@ -709,6 +745,8 @@ async function removeBrokerTopology(amqpUrl: string, namespace: string): Promise
     await channel.deleteExchange(names.exchange);
     await channel.deleteQueue(`${namespace}-raw.sink`);
     await channel.deleteExchange(`${namespace}-raw`);
+    await channel.deleteQueue(`${namespace}-floor.sink`);
+    await channel.deleteExchange(`${namespace}-floor`);
     await channel.close();
   } finally {
     await connection.close();
@@ -1043,47 +1081,55 @@ async function busPublisher(): Promise<void> {
   onRequests({
     stats: () => stats,
     stop,
-    publish: async ({ run, count, perTx, concurrency, rate }) => {
-      const transactions = Math.ceil(count / perTx);
-      const commitMs: number[] = [];
-      let next = 0;
-      let lagMaxMs = 0;
-      const startedAt = now();
-      const loop = async () => {
-        for (;;) {
-          const t = next++;
-          if (t >= transactions) return;
-          if (rate > 0) {
-            const due = startedAt + (t * perTx * 1000) / rate;
-            const wait = due - now();
-            if (wait > 0) await sleep(wait);
-            else lagMaxMs = Math.max(lagMaxMs, -wait);
-          }
-          let first = 0;
-          await pub.transaction(tenantRef, Math.min(perTx, count - t * perTx), (i) => {
-            const payload = makePayload(run, t * perTx + i);
+    publish: (command) =>
+      publishInTransactions(command, (_loop, size, make) => {
+        let first = 0;
+        return pub
+          .transaction(tenantRef, size, (i) => {
+            const payload = make(i);
             if (i === 0) first = payload.committedAt;
             return payload;
-          });
-          commitMs.push(now() - first);
-        }
-      };
-      await Promise.all(Array.from({ length: concurrency }, loop));
-      return {
-        run,
-        startedAt,
-        endedAt: now(),
-        transactions,
-        commitMs: summarize(commitMs),
-        lagMaxMs: round3(lagMaxMs),
-        errors: 0,
-      } satisfies PublishResult;
-    },
+          })
+          .then(() => first);
+      }),
   });
   process.send!({
     type: 'ready',
     info: { relayBatchSize: kernel.config.core.busRelayBatchSize, poolMax: kernel.config.core.databasePoolMax },
   } satisfies ChildMessage);
+}
+
+/**
+ * The publishing side of a bus run: `concurrency` loops committing transactions of
+ * `perTx` messages (the last one smaller) until `count` are written, paced when `rate`
+ * is set. `transaction(loop, size, make)` commits one, building its i-th payload with
+ * `make(i)` just before writing it, and resolves with the first payload's committedAt.
+ */
+async function publishInTransactions(
+  { run, count, perTx, concurrency, rate }: PublishCommand,
+  transaction: (loop: number, size: number, make: (i: number) => BenchPayload) => Promise<number>,
+): Promise<PublishResult> {
+  const transactions = Math.ceil(count / perTx);
+  const commitMs: number[] = [];
+  let next = 0;
+  let lagMaxMs = 0;
+  const startedAt = now();
+  const loop = async (index: number) => {
+    for (;;) {
+      const t = next++;
+      if (t >= transactions) return;
+      if (rate > 0) {
+        const due = startedAt + (t * perTx * 1000) / rate;
+        const wait = due - now();
+        if (wait > 0) await sleep(wait);
+        else lagMaxMs = Math.max(lagMaxMs, -wait);
+      }
+      const first = await transaction(index, Math.min(perTx, count - t * perTx), (i) => makePayload(run, t * perTx + i));
+      commitMs.push(now() - first);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, index) => loop(index)));
+  return { run, startedAt, endedAt: now(), transactions, commitMs: summarize(commitMs), lagMaxMs: round3(lagMaxMs), errors: 0 };
 }
 
 async function busWorker(): Promise<void> {
@@ -1094,26 +1140,207 @@ async function busWorker(): Promise<void> {
   process.send!({ type: 'ready', info: {} } satisfies ChildMessage);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Children: the raw amqplib baseline.
-// ---------------------------------------------------------------------------------------------
+/** The exchange and queue of the floor's or the raw side's AMQP traffic, beside the kernel's. */
+const sideNames = (side: 'floor' | 'raw') => ({ exchange: `${process.env.BENCH_NAMESPACE}-${side}`, queue: `${process.env.BENCH_NAMESPACE}-${side}.sink` });
 
-const rawNames = () => ({ exchange: `${process.env.BENCH_NAMESPACE}-raw`, queue: `${process.env.BENCH_NAMESPACE}-raw.sink` });
-
-/** The same exchange, queue and binding the kernel declares, under another name. */
-async function declareRaw(channel: import('amqplib').Channel): Promise<void> {
-  const { exchange, queue } = rawNames();
+/** The same exchange, queue and binding the kernel declares, under the side's names. */
+async function declareSide(channel: import('amqplib').Channel, side: 'floor' | 'raw'): Promise<void> {
+  const { exchange, queue } = sideNames(side);
   await channel.assertExchange(exchange, 'topic', { durable: true });
   await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(queue, exchange, 'bench.#');
 }
 
+// ---------------------------------------------------------------------------------------------
+// Children: the floor. The bus's own statements (core/bus/outbox-store.ts, delivery.ts) and
+// the relay's AMQP traffic from bare loops on plain pg clients: no kernel, no ORM, no request
+// or tenant context, no handler. Same durability as the bus (an outbox row committed per
+// transaction, confirms, an inbox transaction per batch), so it is the fastest any code of
+// this design could go on this machine, and the bus's distance to it is what the kernel costs.
+// ---------------------------------------------------------------------------------------------
+
+/** The floor's tables: copies of the bus's in a schema of their own, which the kernels' relays never look at. */
+const FLOOR_SCHEMA = 'bench_floor';
+
+/** A plain pg client whose unqualified table names are the floor's, so the kernel's statement texts run unchanged. */
+async function floorClient(): Promise<import('pg').Client> {
+  const { Client } = require('pg') as typeof import('pg');
+  const client = new Client({ connectionString: process.env.BENCH_DATABASE_URL, options: `-c search_path=${FLOOR_SCHEMA}` });
+  await client.connect();
+  return client;
+}
+
+async function floorPublisher(): Promise<void> {
+  const amqp = require('amqplib') as typeof import('amqplib');
+  const { INSERT_DUE_IN, CLAIM_AND_DELETE } = require('../core/bus/outbox-store') as typeof import('../core/bus/outbox-store');
+  const { newMessageId } = require('../core/bus/message-ids') as typeof import('../core/bus/message-ids');
+  const { WakeSignal } = require('../core/bus/wake-signal') as typeof import('../core/bus/wake-signal');
+  const relayDb = await floorClient();
+  await relayDb.query(
+    `create schema if not exists ${FLOOR_SCHEMA}; ` +
+      `create table if not exists ${FLOOR_SCHEMA}.bus_outbox (like public.bus_outbox including all); ` +
+      `create table if not exists ${FLOOR_SCHEMA}.bus_inbox (like public.bus_inbox including all)`,
+  );
+  const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
+  const channel = await connection.createConfirmChannel();
+  await declareSide(channel, 'floor');
+  const { exchange } = sideNames('floor');
+  const batchSize = Number(process.env.BENCH_WINDOW);
+  const tenantUuid = crypto.randomUUID();
+  const signal = new WakeSignal();
+  const publishers: import('pg').Client[] = [];
+  // The outbox's dead rows vacuumed as OutboxStore does (every 2,000 deletions, at most once a second, in the background):
+  // without it every claim reads more of them, and the floor slows down run after run.
+  const maintenance = await floorClient();
+  let deletedSinceVacuum = 0;
+  let lastVacuum = 0;
+  let vacuuming: Promise<unknown> | undefined;
+  const deleted = (rows: number) => {
+    deletedSinceVacuum += rows;
+    if (vacuuming || deletedSinceVacuum < 2000 || Date.now() - lastVacuum < 1000) return;
+    deletedSinceVacuum = 0;
+    lastVacuum = Date.now();
+    vacuuming = maintenance.query('vacuum (skip_locked) bus_outbox').finally(() => (vacuuming = undefined));
+  };
+
+  // The relay: claim (deleting the rows the last claim sent), publish, wait for the confirms; sleep when nothing is due.
+  let running = true;
+  const relay = (async () => {
+    let sent: string[] = [];
+    while (running) {
+      const { rows } = await relayDb.query({ name: CLAIM_AND_DELETE.name, text: CLAIM_AND_DELETE.text, values: [60, batchSize, sent] });
+      deleted(sent.length);
+      sent = [];
+      const claimed = rows.filter((row) => row.id !== null);
+      if (claimed.length === 0) {
+        await signal.wait(1000);
+        continue;
+      }
+      for (const row of claimed) {
+        channel.publish(exchange, row.topic, Buffer.from(JSON.stringify(row.payload)), {
+          persistent: true,
+          messageId: row.message_id,
+          contentType: 'application/json',
+          timestamp: Math.floor(Date.now() / 1000),
+          headers: { ...row.headers, 'x-switchboard-attempt': row.attempt, 'x-switchboard-topic': row.topic, 'x-switchboard-tenant': row.tenant_uuid },
+        });
+      }
+      await channel.waitForConfirms();
+      sent = claimed.map((row) => row.id);
+    }
+  })();
+
+  onRequests({
+    stop: async () => {
+      running = false;
+      signal.notify();
+      await relay;
+      await vacuuming;
+      await connection.close();
+      await Promise.all([relayDb, maintenance, ...publishers].map((client) => client.end()));
+    },
+    publish: async (command) => {
+      while (publishers.length < command.concurrency) publishers.push(await floorClient());
+      // What the ORM sends for a transaction that publishes: BEGIN, the outbox INSERTs, COMMIT.
+      return publishInTransactions(command, async (loop, size, make) => {
+        const client = publishers[loop];
+        let first = 0;
+        await client.query('begin');
+        for (let i = 0; i < size; i++) {
+          const payload = make(i);
+          if (i === 0) first = payload.committedAt;
+          await client.query({
+            name: INSERT_DUE_IN.name,
+            text: INSERT_DUE_IN.text,
+            values: [newMessageId(), newMessageId(), TOPIC, JSON.stringify(payload), '{}', tenantUuid, null, null, 1, 0],
+          });
+        }
+        await client.query('commit');
+        signal.notify();
+        return first;
+      });
+    },
+  });
+  process.send!({ type: 'ready', info: {} } satisfies ChildMessage);
+}
+
+async function floorConsumer(): Promise<void> {
+  const amqp = require('amqplib') as typeof import('amqplib');
+  const { RECORD_IN_INBOX } = require('../core/bus/delivery') as typeof import('../core/bus/delivery');
+  const { MAX_BATCH } = require('../core/bus/consumer-batches') as typeof import('../core/bus/consumer-batches');
+  const concurrency = Number(process.env.BENCH_CONCURRENCY);
+  // The kernel's batching of quick handlers (ConsumerBatches): two batches at once, one filling while the other commits.
+  const idle = await Promise.all(Array.from({ length: Math.min(concurrency, 2) }, floorClient));
+  const clients = [...idle];
+  const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
+  const channel = await connection.createChannel();
+  await declareSide(channel, 'floor');
+  await channel.prefetch(quickPrefetch(concurrency));
+  const report = handledReporter();
+  const waiting: import('amqplib').ConsumeMessage[] = [];
+
+  // One transaction per batch: the inbox rows of the messages waiting when a connection is free (up to the kernel's MAX_BATCH).
+  const handle = async (client: import('pg').Client, batch: import('amqplib').ConsumeMessage[]) => {
+    try {
+      await client.query('begin');
+      await client.query({ name: RECORD_IN_INBOX.name, text: RECORD_IN_INBOX.text, values: ['floor.sink', batch.map((message) => message.properties.messageId)] });
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => {});
+      for (const message of batch) channel.nack(message, false, true);
+      console.error('floor consumer: batch failed', error);
+      return;
+    }
+    const handledAt = now();
+    for (const message of batch) {
+      report(JSON.parse(message.content.toString('utf8')), handledAt);
+      channel.ack(message);
+    }
+  };
+  let scheduled = false;
+  const pump = () => {
+    scheduled = false;
+    while (idle.length > 0 && waiting.length > 0) {
+      const client = idle.pop()!;
+      void handle(client, waiting.splice(0, MAX_BATCH)).finally(() => {
+        idle.push(client);
+        pump();
+      });
+    }
+  };
+  await channel.consume(
+    sideNames('floor').queue,
+    (message) => {
+      if (!message) return;
+      waiting.push(message);
+      // Messages read from the socket together arrive in one tick: batch them (as ConsumerBatches.submit does).
+      if (!scheduled) {
+        scheduled = true;
+        queueMicrotask(pump);
+      }
+    },
+    { noAck: false },
+  );
+  onRequests({
+    stop: async () => {
+      await connection.close();
+      await Promise.all(clients.map((client) => client.end()));
+    },
+  });
+  process.send!({ type: 'ready', info: {} } satisfies ChildMessage);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Children: the raw amqplib baseline.
+// ---------------------------------------------------------------------------------------------
+
+
 async function rawPublisher(): Promise<void> {
   const amqp = require('amqplib') as typeof import('amqplib');
   const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
   const channel = await connection.createConfirmChannel();
-  await declareRaw(channel);
-  const { exchange } = rawNames();
+  await declareSide(channel, 'raw');
+  const { exchange } = sideNames('raw');
   const window = Number(process.env.BENCH_WINDOW);
   // A tenant uuid in the headers, as the relay sends for a tenant's message.
   const tenantUuid = crypto.randomUUID();
@@ -1181,11 +1408,11 @@ async function rawConsumer(): Promise<void> {
   const amqp = require('amqplib') as typeof import('amqplib');
   const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
   const channel = await connection.createChannel();
-  await declareRaw(channel);
+  await declareSide(channel, 'raw');
   await channel.prefetch(quickPrefetch(Number(process.env.BENCH_CONCURRENCY)));
   const report = handledReporter();
   await channel.consume(
-    rawNames().queue,
+    sideNames('raw').queue,
     (message) => {
       if (!message) return;
       report(JSON.parse(message.content.toString('utf8')), now());
@@ -1212,6 +1439,8 @@ const role = process.argv[2];
 const childRoles: Record<Role, () => Promise<void>> = {
   'bus-publisher': busPublisher,
   'bus-worker': busWorker,
+  'floor-publisher': floorPublisher,
+  'floor-consumer': floorConsumer,
   'raw-publisher': rawPublisher,
   'raw-consumer': rawConsumer,
 };

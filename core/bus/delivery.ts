@@ -23,8 +23,8 @@ export interface BatchResult {
 /** The savepoint each handler of a batch runs under (one name, reused: PostgreSQL rolls back to the latest). */
 const SAVEPOINT = 'bus_handler';
 
-/** The messages' ids recorded for a consumer; returns those not recorded before (the others are duplicates). */
-const RECORD_IN_INBOX = preparedStatement(
+/** The messages' ids recorded for a consumer; returns those not recorded before (the others are duplicates). Exported for bench/bus's floor. */
+export const RECORD_IN_INBOX = preparedStatement(
   'bus.inbox-record',
   'insert into bus_inbox (consumer, message_id, handled_at) select $1, id, clock_timestamp() from unnest($2::uuid[]) as id on conflict do nothing returning message_id',
 );

@@ -39,7 +39,8 @@ export interface Claim {
 }
 
 const INSERT_COLUMNS = 'insert into bus_outbox (id, message_id, topic, payload, headers, tenant_uuid, dedupe_key, consumer, attempt, due_at, created_at)';
-const INSERT_DUE_IN = preparedStatement(
+/** Exported, with CLAIM_AND_DELETE, for bench/bus's floor, which runs the bus's own statements from bare loops. */
+export const INSERT_DUE_IN = preparedStatement(
   'bus.outbox-insert-due-in',
   `${INSERT_COLUMNS} values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, clock_timestamp() + ($10::float8 * interval '1 millisecond'), clock_timestamp())`,
 );
@@ -73,7 +74,7 @@ const claimText = (deleting: boolean) => {
   );
 };
 const CLAIM = preparedStatement('bus.outbox-claim', claimText(false));
-const CLAIM_AND_DELETE = preparedStatement('bus.outbox-claim-and-delete', claimText(true));
+export const CLAIM_AND_DELETE = preparedStatement('bus.outbox-claim-and-delete', claimText(true));
 
 const VACUUM_AFTER_ROWS = 2000;
 const VACUUM_EVERY_MS = 1000;
