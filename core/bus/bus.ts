@@ -14,6 +14,7 @@ import { isValidTopic, isValidTopicPattern } from './topic-pattern';
 import { AmqpTransport } from './transports/amqp-transport';
 import { InProcessTransport } from './transports/in-process-transport';
 import type { Transport } from './transports/transport';
+import { HandlerConnections } from './handler-connections';
 
 export interface BusSettings {
   amqpUrl: string;
@@ -23,6 +24,8 @@ export interface BusSettings {
   leaseSeconds: number;
   maxInFlight: number;
   inboxRetentionDays: number;
+  /** Transactions this process's handlers may hold at once (see HandlerConnections). */
+  handlerConnections: number;
   defaultAttempts: number;
   backoffInitialMs: number;
   backoffMaxMs: number;
@@ -67,7 +70,7 @@ export class Bus {
     const commits = new OutboxCommits(() => this.afterOutboxCommit());
     orm.em.getEventManager().registerSubscriber(commits);
     this.outbox = new OutboxStore(orm, settings.leaseSeconds, commits);
-    this.delivery = new Delivery(orm, this.outbox, tenants, logger.child({ component: 'bus' }));
+    this.delivery = new Delivery(orm, this.outbox, tenants, logger.child({ component: 'bus' }), new HandlerConnections(settings.handlerConnections));
   }
 
   /** The `bus` service as one plugin sees it: its consumer names are prefixed with its id. */

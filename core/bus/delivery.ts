@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger';
 import type { TenantDirectory } from '../tenancy/tenant-directory';
 import { backoffMs } from './backoff';
 import type { BusMessage, Envelope, RegisteredConsumer } from './bus-types';
+import type { HandlerConnections } from './handler-connections';
 import type { OutboxStore } from './outbox-store';
 
 export type DeliveryOutcome = 'handled' | 'duplicate' | 'retry' | 'dead';
@@ -60,7 +61,14 @@ export class Delivery {
     private readonly outbox: OutboxStore,
     private readonly tenants: TenantDirectory,
     private readonly logger: Logger,
+    /** Every transaction below takes one of these first, so handlers never hold the whole pool. */
+    private readonly connections: HandlerConnections,
   ) {}
+
+  /** A transaction of its own on a fresh fork, once a handler connection is free. */
+  private transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.connections.run(() => this.orm.em.fork().transactional(work));
+  }
 
   /** One message alone (a batch of one). */
   async deliver(consumer: RegisteredConsumer, envelope: Envelope): Promise<DeliveryOutcome> {
@@ -103,7 +111,7 @@ export class Delivery {
       return result;
     }
 
-    await this.orm.em.fork().transactional(async (tx) => {
+    await this.transaction(async (tx) => {
       const run = (sql: string, params: unknown[] = []) => tx.getConnection().execute(sql, params, 'run', tx.getTransactionContext());
       const recorded = await this.recordInInbox(tx, consumer, items);
       const failed: Item[] = [];
@@ -150,7 +158,7 @@ export class Delivery {
   private async deliverAlone(consumer: RegisteredConsumer, item: Item, result: BatchResult): Promise<void> {
     let failure: { error: unknown } | undefined;
     try {
-      await this.orm.em.fork().transactional(async (tx) => {
+      await this.transaction(async (tx) => {
         if ((await this.recordInInbox(tx, consumer, [item])).size === 0) {
           result.outcomes[item.index] = 'duplicate';
           return;
@@ -167,7 +175,7 @@ export class Delivery {
       // Not the handler's failure: the transaction itself failed (the database went away), and nothing of it holds.
       if (failure === undefined || failure.error !== error) throw error;
       const { error: handlerError } = failure;
-      await this.orm.em.fork().transactional(async (tx) => {
+      await this.transaction(async (tx) => {
         result.outcomes[item.index] = await this.fail(tx, consumer, item.envelope, handlerError);
       });
     }

@@ -141,6 +141,12 @@ export const coreConfigSchema = {
     default: 7,
     env: 'BUS_INBOX_RETENTION_DAYS',
   },
+  busHandlerConnections: {
+    doc: "Database connections one process's bus handlers may hold at once (their transactions); 0: the pool's size less 2, so HTTP requests and the relay always find one",
+    format: 'nat',
+    default: 0,
+    env: 'BUS_HANDLER_CONNECTIONS',
+  },
   busDefaultAttempts: { doc: 'Deliveries of a failing message before it is dead-lettered', format: 'nat', default: 5, env: 'BUS_DEFAULT_ATTEMPTS' },
   busBackoffInitialMs: { doc: 'First retry delay; doubles on each attempt', format: 'nat', default: 1000, env: 'BUS_BACKOFF_INITIAL_MS' },
   busBackoffMaxMs: { doc: 'Longest retry delay', format: 'nat', default: 300000, env: 'BUS_BACKOFF_MAX_MS' },
@@ -176,6 +182,7 @@ export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig {
   busLeaseSeconds: number;
   busMaxInFlight: number;
   busInboxRetentionDays: number;
+  busHandlerConnections: number;
   busDefaultAttempts: number;
   busBackoffInitialMs: number;
   busBackoffMaxMs: number;

@@ -25,6 +25,7 @@ import { adminRoutes } from '../tenancy/admin-routes';
 import { Bus } from '../bus/bus';
 import { DeadLetter, InboxRow, OutboxRow } from '../bus/bus-entities';
 import { deadLetterRoutes } from '../bus/dead-letter-routes';
+import { handlerConnectionsFor } from '../bus/handler-connections';
 import { createSecrets } from '../secrets/create-secrets';
 import { createEgress, type Egress } from '../egress';
 import { createLlmService, createOpenAiCompatibleProvider, llmProviders, LlmUsage, type KernelLlmService } from '../llm';
@@ -172,6 +173,7 @@ export class Kernel {
         leaseSeconds: config.core.busLeaseSeconds,
         maxInFlight: config.core.busMaxInFlight,
         inboxRetentionDays: config.core.busInboxRetentionDays,
+        handlerConnections: handlerConnectionsFor(config.core.databasePoolMax, config.core.busHandlerConnections),
         defaultAttempts: config.core.busDefaultAttempts,
         backoffInitialMs: config.core.busBackoffInitialMs,
         backoffMaxMs: config.core.busBackoffMaxMs,
