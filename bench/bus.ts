@@ -1143,12 +1143,21 @@ async function busWorker(): Promise<void> {
 /** The exchange and queue of the floor's or the raw side's AMQP traffic, beside the kernel's. */
 const sideNames = (side: 'floor' | 'raw') => ({ exchange: `${process.env.BENCH_NAMESPACE}-${side}`, queue: `${process.env.BENCH_NAMESPACE}-${side}.sink` });
 
-/** The same exchange, queue and binding the kernel declares, under the side's names. */
-async function declareSide(channel: import('amqplib').Channel, side: 'floor' | 'raw'): Promise<void> {
+/**
+ * A connection and a channel (a confirm channel to publish on) for the side's traffic,
+ * with the same exchange, queue and binding the kernel declares, under the side's names.
+ */
+async function openSide<Confirm extends boolean>(side: 'floor' | 'raw', confirm: Confirm) {
+  const amqp = require('amqplib') as typeof import('amqplib');
+  const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
+  const channel = (confirm ? await connection.createConfirmChannel() : await connection.createChannel()) as Confirm extends true
+    ? import('amqplib').ConfirmChannel
+    : import('amqplib').Channel;
   const { exchange, queue } = sideNames(side);
   await channel.assertExchange(exchange, 'topic', { durable: true });
   await channel.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
   await channel.bindQueue(queue, exchange, 'bench.#');
+  return { connection, channel, exchange, queue };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1171,8 +1180,7 @@ async function floorClient(): Promise<import('pg').Client> {
 }
 
 async function floorPublisher(): Promise<void> {
-  const amqp = require('amqplib') as typeof import('amqplib');
-  const { INSERT_DUE_IN, CLAIM_AND_DELETE } = require('../core/bus/outbox-store') as typeof import('../core/bus/outbox-store');
+  const { INSERT_DUE_IN, CLAIM_AND_DELETE, VACUUM_AFTER_ROWS, VACUUM_EVERY_MS } = require('../core/bus/outbox-store') as typeof import('../core/bus/outbox-store');
   const { newMessageId } = require('../core/bus/message-ids') as typeof import('../core/bus/message-ids');
   const { WakeSignal } = require('../core/bus/wake-signal') as typeof import('../core/bus/wake-signal');
   const relayDb = await floorClient();
@@ -1181,15 +1189,12 @@ async function floorPublisher(): Promise<void> {
       `create table if not exists ${FLOOR_SCHEMA}.bus_outbox (like public.bus_outbox including all); ` +
       `create table if not exists ${FLOOR_SCHEMA}.bus_inbox (like public.bus_inbox including all)`,
   );
-  const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
-  const channel = await connection.createConfirmChannel();
-  await declareSide(channel, 'floor');
-  const { exchange } = sideNames('floor');
+  const { connection, channel, exchange } = await openSide('floor', true);
   const batchSize = Number(process.env.BENCH_WINDOW);
   const tenantUuid = crypto.randomUUID();
   const signal = new WakeSignal();
   const publishers: import('pg').Client[] = [];
-  // The outbox's dead rows vacuumed as OutboxStore does (every 2,000 deletions, at most once a second, in the background):
+  // The outbox's dead rows vacuumed as OutboxStore does (after VACUUM_AFTER_ROWS deletions, at most every VACUUM_EVERY_MS, in the background):
   // without it every claim reads more of them, and the floor slows down run after run.
   const maintenance = await floorClient();
   let deletedSinceVacuum = 0;
@@ -1197,7 +1202,7 @@ async function floorPublisher(): Promise<void> {
   let vacuuming: Promise<unknown> | undefined;
   const deleted = (rows: number) => {
     deletedSinceVacuum += rows;
-    if (vacuuming || deletedSinceVacuum < 2000 || Date.now() - lastVacuum < 1000) return;
+    if (vacuuming || deletedSinceVacuum < VACUUM_AFTER_ROWS || Date.now() - lastVacuum < VACUUM_EVERY_MS) return;
     deletedSinceVacuum = 0;
     lastVacuum = Date.now();
     vacuuming = maintenance.query('vacuum (skip_locked) bus_outbox').finally(() => (vacuuming = undefined));
@@ -1265,16 +1270,13 @@ async function floorPublisher(): Promise<void> {
 }
 
 async function floorConsumer(): Promise<void> {
-  const amqp = require('amqplib') as typeof import('amqplib');
   const { RECORD_IN_INBOX } = require('../core/bus/delivery') as typeof import('../core/bus/delivery');
   const { MAX_BATCH } = require('../core/bus/consumer-batches') as typeof import('../core/bus/consumer-batches');
   const concurrency = Number(process.env.BENCH_CONCURRENCY);
   // The kernel's batching of quick handlers (ConsumerBatches): two batches at once, one filling while the other commits.
   const idle = await Promise.all(Array.from({ length: Math.min(concurrency, 2) }, floorClient));
   const clients = [...idle];
-  const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
-  const channel = await connection.createChannel();
-  await declareSide(channel, 'floor');
+  const { connection, channel, queue } = await openSide('floor', false);
   await channel.prefetch(quickPrefetch(concurrency));
   const report = handledReporter();
   const waiting: import('amqplib').ConsumeMessage[] = [];
@@ -1309,7 +1311,7 @@ async function floorConsumer(): Promise<void> {
     }
   };
   await channel.consume(
-    sideNames('floor').queue,
+    queue,
     (message) => {
       if (!message) return;
       waiting.push(message);
@@ -1336,11 +1338,7 @@ async function floorConsumer(): Promise<void> {
 
 
 async function rawPublisher(): Promise<void> {
-  const amqp = require('amqplib') as typeof import('amqplib');
-  const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
-  const channel = await connection.createConfirmChannel();
-  await declareSide(channel, 'raw');
-  const { exchange } = sideNames('raw');
+  const { connection, channel, exchange } = await openSide('raw', true);
   const window = Number(process.env.BENCH_WINDOW);
   // A tenant uuid in the headers, as the relay sends for a tenant's message.
   const tenantUuid = crypto.randomUUID();
@@ -1405,14 +1403,11 @@ async function rawPublisher(): Promise<void> {
 }
 
 async function rawConsumer(): Promise<void> {
-  const amqp = require('amqplib') as typeof import('amqplib');
-  const connection = await amqp.connect(process.env.BENCH_AMQP_URL!);
-  const channel = await connection.createChannel();
-  await declareSide(channel, 'raw');
+  const { connection, channel, queue } = await openSide('raw', false);
   await channel.prefetch(quickPrefetch(Number(process.env.BENCH_CONCURRENCY)));
   const report = handledReporter();
   await channel.consume(
-    sideNames('raw').queue,
+    queue,
     (message) => {
       if (!message) return;
       report(JSON.parse(message.content.toString('utf8')), now());

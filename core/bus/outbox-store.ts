@@ -76,8 +76,9 @@ const claimText = (deleting: boolean) => {
 const CLAIM = preparedStatement('bus.outbox-claim', claimText(false));
 export const CLAIM_AND_DELETE = preparedStatement('bus.outbox-claim-and-delete', claimText(true));
 
-const VACUUM_AFTER_ROWS = 2000;
-const VACUUM_EVERY_MS = 1000;
+/** When the store vacuums the outbox (see deleted()); exported for bench/bus's floor, which does the same. */
+export const VACUUM_AFTER_ROWS = 2000;
+export const VACUUM_EVERY_MS = 1000;
 
 /**
  * The SQL of the outbox. Times come from the database clock, so several machines
