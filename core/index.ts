@@ -61,6 +61,10 @@ export type {
   LlmService,
 } from './llm/llm-types';
 export { llmProviders } from './llm/llm-extension';
+export type { MetricsService, MetricSpec, MetricLabels, CounterMetric, GaugeMetric, HistogramMetric } from './metrics/metrics-service';
+export type { QuotaService, QuotaCount } from './limits/quota-service';
+export { QuotaExceededError, ModelTokenQuotaExceededError } from './limits/quota-errors';
+export { QUOTA_NAMES, QuotaValuesSchema, EffectiveQuotasSchema, setTenantQuotas, tenantQuotasJson, type QuotaName, type QuotaValues, type EffectiveQuotas } from './limits/quotas';
 export { LlmError, LlmNotConfiguredError, LlmRequestError, LlmUnavailableError, LlmResponseError } from './llm/llm-errors';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
 export { TenantScopedChildEntity } from './data/tenant-scoped-child-entity';

@@ -3,6 +3,9 @@ import { Migration0001Tenancy } from './0001-tenancy';
 import { Migration0002Bus } from './0002-bus';
 import { Migration0003LlmUsage } from './0003-llm-usage';
 import { Migration0004BusWakeAfterCommit } from './0004-bus-wake-after-commit';
+import { Migration0005IdempotencyKeys } from './0005-idempotency-keys';
+import { Migration0006TenantLifecycle } from './0006-tenant-lifecycle';
+import { Migration0007Limits } from './0007-limits';
 
 /** The kernel's own migrations, oldest first. Plugins keep theirs in their own folder. */
 export const coreMigrations: PluginMigration[] = [
@@ -10,4 +13,7 @@ export const coreMigrations: PluginMigration[] = [
   { name: '0002-bus', class: Migration0002Bus },
   { name: '0003-llm-usage', class: Migration0003LlmUsage },
   { name: '0004-bus-wake-after-commit', class: Migration0004BusWakeAfterCommit },
+  { name: '0005-idempotency-keys', class: Migration0005IdempotencyKeys },
+  { name: '0006-tenant-lifecycle', class: Migration0006TenantLifecycle },
+  { name: '0007-limits', class: Migration0007Limits },
 ];

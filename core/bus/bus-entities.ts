@@ -52,6 +52,10 @@ export class OutboxRow extends BusMessageColumns {
   @Property({ type: 'datetime', nullable: true })
   lockedUntil: Date | null = null;
 
+  /** Put back because its tenant is suspended (held-messages.ts): reactivating the tenant makes it due at once. */
+  @Property({ type: 'boolean' })
+  held: boolean & Opt = false;
+
   @Property({ type: 'datetime' })
   createdAt: Date & Opt = new Date();
 }

@@ -15,6 +15,7 @@ import { AmqpTransport } from './transports/amqp-transport';
 import { InProcessTransport } from './transports/in-process-transport';
 import type { Transport } from './transports/transport';
 import { HandlerConnections } from './handler-connections';
+import type { BusMetrics } from '../metrics/bus-metrics';
 
 export interface BusSettings {
   amqpUrl: string;
@@ -66,11 +67,13 @@ export class Bus {
     /** The process's LISTEN connection: the relay wakes on the outbox's notifications. */
     private readonly notifications: PgListener,
     private readonly settings: BusSettings,
+    /** Counts publishes and deliveries while /metrics is served (see core/metrics). */
+    private readonly metrics?: BusMetrics,
   ) {
     const commits = new OutboxCommits(() => this.afterOutboxCommit());
     orm.em.getEventManager().registerSubscriber(commits);
     this.outbox = new OutboxStore(orm, settings.leaseSeconds, commits);
-    this.delivery = new Delivery(orm, this.outbox, tenants, logger.child({ component: 'bus' }), new HandlerConnections(settings.handlerConnections));
+    this.delivery = new Delivery(orm, this.outbox, tenants, logger.child({ component: 'bus' }), new HandlerConnections(settings.handlerConnections), metrics);
   }
 
   /** The `bus` service as one plugin sees it: its consumer names are prefixed with its id. */
@@ -84,7 +87,7 @@ export class Bus {
 
   async publish(topic: string, payload: unknown, options: PublishOptions = {}): Promise<string> {
     const em = this.publishingContext(topic, 'publish');
-    return this.outbox.insert(em as never, {
+    const messageId = await this.outbox.insert(em as never, {
       topic,
       payload,
       headers: options.headers,
@@ -93,13 +96,15 @@ export class Bus {
       delayMs: options.delay,
       at: options.at,
     });
+    this.metrics?.published(topic, 1);
+    return messageId;
   }
 
   async publishMany(topic: string, payloads: readonly unknown[], options: Omit<PublishOptions, 'key'> = {}): Promise<string[]> {
     const em = this.publishingContext(topic, 'publishMany');
     if ((options as PublishOptions).key !== undefined) throw new Error('bus.publishMany() takes no key: messages that replace one another cannot be published together');
     if (payloads.length === 0) return [];
-    return this.outbox.insertMany(em as never, {
+    const messageIds = await this.outbox.insertMany(em as never, {
       topic,
       payloads,
       headers: options.headers,
@@ -107,6 +112,8 @@ export class Bus {
       delayMs: options.delay,
       at: options.at,
     });
+    this.metrics?.published(topic, payloads.length);
+    return messageIds;
   }
 
   /**

@@ -4,12 +4,15 @@ import type { TenantRef } from '../context/request-context';
 import { runInContext } from '../context/request-context';
 import { boundQuery } from '../data/bound-query';
 import { preparedStatement } from '../data/prepared-statements';
+import { rowLevelSecurityOf, setTenantSql } from '../data/row-level-security';
 import type { Logger } from '../logging/logger';
 import type { TenantDirectory } from '../tenancy/tenant-directory';
 import { backoffMs } from './backoff';
 import type { BusMessage, Envelope, RegisteredConsumer } from './bus-types';
 import type { HandlerConnections } from './handler-connections';
 import type { OutboxStore } from './outbox-store';
+import { holdMessages } from './held-messages';
+import type { BusMetrics } from '../metrics/bus-metrics';
 
 export type DeliveryOutcome = 'handled' | 'duplicate' | 'retry' | 'dead';
 
@@ -63,6 +66,7 @@ export class Delivery {
     private readonly logger: Logger,
     /** Every transaction below takes one of these first, so handlers never hold the whole pool. */
     private readonly connections: HandlerConnections,
+    private readonly metrics?: BusMetrics,
   ) {}
 
   /** A transaction of its own on a fresh fork, once a handler connection is free. */
@@ -81,8 +85,17 @@ export class Delivery {
    * committed and every message of it must be delivered again.
    */
   async deliverBatch(consumer: RegisteredConsumer, envelopes: Envelope[]): Promise<BatchResult> {
+    const result = await this.handleBatch(consumer, envelopes);
+    // Counted once the batch's transaction has committed: a batch that throws is delivered again, and counted then.
+    if (this.metrics) for (let i = 0; i < envelopes.length; i++) this.metrics.delivered(consumer.name, envelopes[i].topic, result.outcomes[i]);
+    return result;
+  }
+
+  private async handleBatch(consumer: RegisteredConsumer, envelopes: Envelope[]): Promise<BatchResult> {
     const outcomes: DeliveryOutcome[] = new Array(envelopes.length);
     const items: Item[] = [];
+    /** Messages of suspended tenants: put back unhandled (held-messages.ts), and not recorded in the inbox. */
+    const held: Envelope[] = [];
     const seen = new Set<string>();
     for (let index = 0; index < envelopes.length; index++) {
       const envelope = envelopes[index];
@@ -100,10 +113,19 @@ export class Delivery {
         } catch (error) {
           item.error = error;
         }
+        if (item.tenant && this.tenants.isSuspended(item.tenant)) {
+          held.push(envelope);
+          outcomes[index] = 'retry'; // put back for later, as a retry is (without using up an attempt)
+          continue;
+        }
       }
       items.push(item);
     }
     const result: BatchResult = { outcomes, handlersRun: 0, handlerMs: 0 };
+    if (held.length > 0) {
+      await this.transaction((tx) => holdMessages(tx, consumer.name, held));
+      this.logger.debug('messages of a suspended tenant held', { consumer: consumer.name, count: held.length });
+    }
     if (items.length === 0) return result;
     if (consumer.prepare) await this.prepare(consumer, items, result);
     if (items.length === 1 && items[0].error === undefined) {
@@ -125,8 +147,11 @@ export class Delivery {
           failed.push(item);
           continue;
         }
-        // One round trip: the previous handler's savepoint is released as this one's is taken.
-        await run(savepoint ? `release savepoint ${SAVEPOINT}; savepoint ${SAVEPOINT}` : `savepoint ${SAVEPOINT}`);
+        // One round trip: the previous handler's savepoint is released as this one's is taken, and the
+        // tables' tenant policies are keyed to this message's tenant (row-level-security.ts). A local
+        // set_config lasts to the end of the transaction, not the savepoint: so again for each handler.
+        const tenantSql = rowLevelSecurityOf(tx) ? `; ${setTenantSql(item.tenant?.uuid, true)}` : '';
+        await run((savepoint ? `release savepoint ${SAVEPOINT}; savepoint ${SAVEPOINT}` : `savepoint ${SAVEPOINT}`) + tenantSql);
         savepoint = true;
         try {
           await this.runCounted(consumer, item, tx, result);
@@ -158,7 +183,8 @@ export class Delivery {
   private async deliverAlone(consumer: RegisteredConsumer, item: Item, result: BatchResult): Promise<void> {
     let failure: { error: unknown } | undefined;
     try {
-      await this.transaction(async (tx) => {
+      // Begun as the message's tenant, so its BEGIN carries the tenant policies' setting (row-level-security.ts).
+      await runInContext({ tenant: item.tenant, requestId: item.envelope.messageId }, () => this.transaction(async (tx) => {
         if ((await this.recordInInbox(tx, consumer, [item])).size === 0) {
           result.outcomes[item.index] = 'duplicate';
           return;
@@ -170,7 +196,7 @@ export class Delivery {
           failure = { error };
           throw error;
         }
-      });
+      }));
     } catch (error) {
       // Not the handler's failure: the transaction itself failed (the database went away), and nothing of it holds.
       if (failure === undefined || failure.error !== error) throw error;

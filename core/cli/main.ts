@@ -10,6 +10,7 @@ import { buildOpenApiDocument } from '../http/openapi';
 import type { Scope } from '../http/route';
 import type { ProcessRole } from '../services/core-services';
 import { parseArgs } from './args';
+import { deleteTenant } from './tenant-commands';
 
 const HELP = `Usage: switchboard <command>
 
@@ -19,6 +20,9 @@ const HELP = `Usage: switchboard <command>
   migrate                   apply pending database migrations
   tenant create <slug> [--name N]
                             create a tenant; prints {"tenant":{uuid,slug,name},"token":"..."}
+  tenant delete <slug> [--wait]
+                            delete a tenant: it answers 404 at once, a worker deletes its data;
+                            prints {"deletion":{uuid,status,...}} (--wait: deletes here, then prints)
   token create <slug> [--name N] [--scopes read,write]
                             create a token for a tenant; prints {"token":"..."}
   secrets rotate            re-encrypt every stored secret under the newest key of SECRETS_KEY
@@ -45,7 +49,8 @@ export async function main(argv: string[]): Promise<number | void> {
           print({ migrations: (await kernel.orm.migrator.getExecuted()).map((m) => m.name) });
         });
       case 'tenant':
-        if (sub !== 'create' || !arg) return usage('tenant create <slug> [--name N]');
+        if (sub === 'delete' && arg) return await withKernel(async (kernel) => print(await deleteTenant(kernel, arg, flags.wait === true)));
+        if (sub !== 'create' || !arg) return usage('tenant create <slug> [--name N] | tenant delete <slug> [--wait]');
         return await withKernel(async (kernel) => {
           const { tenant, token } = await kernel.tenants.createTenant({ slug: arg, name: stringFlag(flags.name) });
           print({ tenant: { uuid: tenant.uuid, slug: tenant.slug, name: tenant.name }, token });

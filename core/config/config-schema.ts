@@ -2,6 +2,8 @@ import type convict from 'convict';
 import { secretsConfigSchema, type SecretsConfig } from '../secrets/secrets-config';
 import { egressConfigSchema, type EgressConfig } from '../egress/egress-config';
 import { llmConfigSchema, type LlmConfig } from '../llm/llm-config';
+import { metricsConfigSchema, type MetricsConfig } from '../metrics/metrics-config';
+import { limitsConfigSchema, type LimitsConfig } from '../limits/limits-config';
 
 /** A convict schema object: what the core and each plugin's `config` slice are written in. */
 export type ConvictSchema = convict.Schema<any>;
@@ -46,6 +48,12 @@ export const coreConfigSchema = {
     format: Boolean,
     default: true,
     env: 'DATABASE_PREPARED_STATEMENTS',
+  },
+  databaseRowLevelSecurity: {
+    doc: 'Row-level security on tenant-scoped tables, a second wall behind the tenant filter (false turns the policies off; see "Row-level security")',
+    format: Boolean,
+    default: true,
+    env: 'DATABASE_ROW_LEVEL_SECURITY',
   },
   dataDir: {
     doc: 'Folder for local state (the embedded database, generated keys)',
@@ -93,6 +101,18 @@ export const coreConfigSchema = {
   logFormat: { doc: 'json (one object a line) or pretty', format: ['json', 'pretty'], default: 'json', env: 'LOG_FORMAT' },
   bodyLimit: { doc: 'Largest JSON request body', format: String, default: '1mb', env: 'HTTP_BODY_LIMIT' },
   uploadLimit: { doc: 'Largest uploaded file (multipart routes such as table imports)', format: String, default: '50mb', env: 'HTTP_UPLOAD_LIMIT' },
+  reservedSlugs: {
+    doc: 'Tenant slugs nobody may create: names the infrastructure uses as hostnames (comma-separated)',
+    format: Array,
+    default: ['admin', 'api', 'app', 'www', 'mail', 'smtp', 'imap', 'pop', 'ftp', 'ns1', 'ns2', 'dns', 'mx', 'status', 'docs', 'static', 'cdn', 'assets', 'metrics', 'auth', 'login', 'dashboard', 'support', 'help', 'blog', 'dev', 'staging', 'test', 'localhost'],
+    env: 'TENANT_RESERVED_SLUGS',
+  },
+  bodyMaxDepth: {
+    doc: 'How deeply a request body or query may nest (objects and arrays); deeper is a 422',
+    format: 'nat',
+    default: 64,
+    env: 'HTTP_BODY_MAX_DEPTH',
+  },
   shutdownTimeoutMs: {
     doc: 'How long shutdown waits for in-flight requests',
     format: 'nat',
@@ -153,9 +173,11 @@ export const coreConfigSchema = {
   ...secretsConfigSchema,
   ...egressConfigSchema,
   ...llmConfigSchema,
+  ...metricsConfigSchema,
+  ...limitsConfigSchema,
 } satisfies ConvictSchema;
 
-export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig {
+export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig, MetricsConfig, LimitsConfig {
   port: number;
   host: string;
   baseDomain: string;
@@ -164,6 +186,7 @@ export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig {
   databaseUrl: string;
   databasePoolMax: number;
   databasePreparedStatements: boolean;
+  databaseRowLevelSecurity: boolean;
   dataDir: string;
   embeddedPostgresPort: number;
   amqpUrl: string;
@@ -174,6 +197,8 @@ export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig {
   logFormat: 'json' | 'pretty';
   bodyLimit: string;
   uploadLimit: string;
+  bodyMaxDepth: number;
+  reservedSlugs: string[];
   shutdownTimeoutMs: number;
   authCacheTtlMs: number;
   busNamespace: string;

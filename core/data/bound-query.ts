@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { PreparedStatement } from './prepared-statements';
 import { ormPool } from './orm-pool';
+import { rowLevelSecurityOf, withCurrentTenant } from './row-level-security';
 
 /**
  * Runs SQL with `$1, $2, ...` placeholders as bound parameters, in the EntityManager's
@@ -23,7 +24,7 @@ export async function boundQuery<T = Record<string, unknown>>(em: EntityManager,
   const started = Date.now();
   try {
     const { rows } = pool
-      ? await pool.query(text, params as unknown[])
+      ? await pool.query(rowLevelSecurityOf(em) ? withCurrentTenant(text) : text, params as unknown[])
       : await (transaction ?? (em.getConnection().getClient() as Kysely<unknown>)).executeQuery<T>(CompiledQuery.raw(text, [...params]));
     logger.logQuery({ query: text, took: Date.now() - started, results: rows.length, level: 'info' });
     return rows;

@@ -10,7 +10,7 @@
 /** The part of the ORM's `pg` pool this needs (it is the ORM's own copy of `pg`, so no import of the class). */
 export interface PgPool {
   on(event: 'connect', listener: (client: any) => void): unknown;
-  query(text: string, values: unknown[]): Promise<{ rows: any[] }>;
+  query(text: string | object, values: unknown[]): Promise<{ rows: any[] }>;
 }
 
 /** Keyed by the ORM's Configuration, which the root EntityManager and every fork share; the pool exists from the first connection on. */

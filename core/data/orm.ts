@@ -9,6 +9,7 @@ import { isTenantScoped } from './tenant-scoped-entity';
 import { tenantFilter, TenantStampSubscriber } from './tenant-filter';
 import { usePreparedStatements } from './prepared-statements';
 import { recordOrmPool, type PgPool } from './orm-pool';
+import { declareTenantPolicies, recordRowLevelSecurity, useTenantSetting } from './row-level-security';
 
 export const MIGRATIONS_TABLE = 'switchboard_migrations';
 
@@ -19,11 +20,14 @@ export interface OrmOptions {
   poolMax: number;
   /** Registered statements run as named prepared statements (see prepared-statements.ts); default true. */
   preparedStatements?: boolean;
+  /** Keep `app.tenant_id` on every connection for the tables' tenant policies (row-level-security.ts); default true. */
+  rowLevelSecurity?: boolean;
   logger: Logger;
 }
 
 export function createOrm(options: OrmOptions): MikroORM {
   let pool: PgPool | undefined;
+  const rowLevelSecurity = options.rowLevelSecurity !== false;
   const tenantScoped = options.entities.filter(isTenantScoped).map((entity) => entity.name);
   const config: Options = {
     clientUrl: options.clientUrl,
@@ -41,6 +45,8 @@ export function createOrm(options: OrmOptions): MikroORM {
       onPoolCreated: (created: PgPool) => {
         pool = created;
         if (options.preparedStatements !== false) created.on('connect', usePreparedStatements);
+        // After usePreparedStatements, so that its wrapper is the outer one (it unwraps withCurrentTenant's texts).
+        if (rowLevelSecurity) created.on('connect', useTenantSetting);
       },
     },
     filters: { tenant: tenantFilter(tenantScoped) },
@@ -51,7 +57,13 @@ export function createOrm(options: OrmOptions): MikroORM {
     // each key to a relation, which turns the entity into a slow dictionary-mode object
     // (measured under callgrind: about 18,000 instructions of a one-entity read).
     propagationOnPrototype: false,
-    discovery: { warnWhenNoEntities: false, afterDiscovered: withoutOneSidedTracking },
+    discovery: {
+      warnWhenNoEntities: false,
+      afterDiscovered: (storage) => {
+        withoutOneSidedTracking(storage);
+        declareTenantPolicies(storage, rowLevelSecurity);
+      },
+    },
     migrations: {
       tableName: MIGRATIONS_TABLE,
       migrationsList: options.migrations.map((m) => ({ name: m.name, class: m.class as any })),
@@ -64,6 +76,7 @@ export function createOrm(options: OrmOptions): MikroORM {
   };
   const orm = new MikroORM(config);
   recordOrmPool(orm.config, () => pool);
+  recordRowLevelSecurity(orm.config, rowLevelSecurity);
   lightenForks(orm);
   return orm;
 }

@@ -46,13 +46,22 @@ export class Authenticator {
     return slug && !slug.includes('.') ? slug : '';
   }
 
-  /** The tenant the Host names; 404 when there is none. Without a promise while the tenant is cached. */
+  /**
+   * The tenant the Host names; 404 when there is none (or it is being deleted), 403 while
+   * it is suspended. Without a promise while the tenant is cached.
+   */
   tenantOf(req: Request): MaybePromise<TenantRef> {
     const slug = this.tenantSlugOf(req);
     if (!slug) throw this.noTenant(slug);
     const tenant = this.directory.findTenant(slug);
-    if (tenant instanceof Promise) return tenant.then((found) => found ?? this.throwNoTenant(slug));
-    return tenant ?? this.throwNoTenant(slug);
+    if (tenant instanceof Promise) return tenant.then((found) => this.usable(found, slug));
+    return this.usable(tenant, slug);
+  }
+
+  private usable(tenant: TenantRef | null, slug: string): TenantRef {
+    if (!tenant) return this.throwNoTenant(slug);
+    if (this.directory.isSuspended(tenant)) throw new ForbiddenError(`Tenant ${slug} is suspended`);
+    return tenant;
   }
 
   /** The tenant, when the bearer token is one of its own and carries `scope`. Without a promise while both are cached. */

@@ -1,20 +1,25 @@
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { currentContext, runInContext, type TenantRef, type WorkContext } from '../context/request-context';
-import { isDatabaseUnavailable } from '../data/database-errors';
+import { dataErrorOf, isDatabaseUnavailable, type DataError } from '../data/database-errors';
 import { randomUUID } from 'node:crypto';
 import parseBytes from 'bytes';
 import type { Logger } from '../logging/logger';
 import type { Authenticator } from './authenticate';
 import {
   BadRequestError,
+  ConflictError,
   HttpError,
   NotFoundError,
   PayloadTooLargeError,
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
+  type FieldErrors,
 } from './http-errors';
+import { inspectInput } from './input-limits';
+import { Idempotency, keyedRequestOf, ReplayedResponse, sendReplay } from './idempotency';
+import { IdempotencyStore, type ResponseSeal } from './idempotency-store';
 import { discardUpload, parseMultipart, type ParsedUpload } from './multipart-upload';
 import type { Readiness } from './readiness';
 import { buildOpenApiDocument, OPENAPI_PATH, type OpenApiOptions } from './openapi';
@@ -22,6 +27,10 @@ import { docsPage } from './docs-page';
 import { JsonText, Reply } from './route';
 import type { CompiledRoute, RouteRegistry } from './route-registry';
 import { MalformedPathError, RouteTable } from './route-table';
+import type { Metrics } from '../metrics/metrics';
+import { metricsRoute, METRICS_PATH } from '../metrics/metrics-endpoint';
+import { countedRoute } from '../metrics/request-metrics';
+import type { RequestLimits } from '../limits/request-limits';
 
 export interface ExpressAppOptions {
   registry: RouteRegistry;
@@ -30,6 +39,10 @@ export interface ExpressAppOptions {
   readiness: Readiness;
   logger: Logger;
   bodyLimit: string;
+  /** Seals the responses stored for Idempotency-Key replays. */
+  secrets: ResponseSeal;
+  /** How deeply a body or query may nest (input-limits.ts). */
+  bodyMaxDepth: number;
   /** Largest uploaded file of an `upload` route, e.g. `50mb`. */
   uploadLimit: string;
   trustProxy: boolean;
@@ -37,6 +50,10 @@ export interface ExpressAppOptions {
   isDraining: () => boolean;
   /** Where the OpenAPI document says the API is. */
   openApi: OpenApiOptions;
+  /** Request metrics while enabled, and `GET /metrics` while METRICS_TOKEN is set (core/metrics). */
+  metrics?: Metrics;
+  /** Rate limits per token, tenant, client IP and hook (core/limits); none when absent. */
+  limits?: RequestLimits;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -53,7 +70,9 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
   app.set('query parser', 'extended');
 
   const accessLog = options.logger.isLevelEnabled('http');
+  const requestMetrics = options.metrics?.requests;
   app.use((req, res, next) => {
+    requestMetrics?.start(res, req.method);
     const incoming = req.get('x-request-id');
     // Request ids need to be unique, not time-ordered: v4 costs a fraction of v7 per request.
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -72,27 +91,35 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
         });
       });
     }
+    // RFC 9112: an HTTP/1.1 request without Host is a 400 (an empty one is allowed, and names no tenant).
+    if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor >= 1) {
+      return void res.status(400).json(new BadRequestError('Missing Host header').body());
+    }
     runInContext({ requestId }, next);
   });
   const jsonBody = express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] });
 
   // Every route, the kernel's and the plugins', is found in one table (route-table.ts): the /docs router comes after it.
   const routes = new RouteTable<RouteEntry>();
-  routes.add('GET', '/healthz', (_req, res) => {
+  // Each route counted under its template (`/api/v1/agents/:uuid`), never its raw path.
+  const addRoute = (method: string, path: string, entry: RouteEntry) => routes.add(method, path, countedRoute(requestMetrics, method, path, entry));
+  addRoute('GET', '/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  routes.add('GET', '/readyz', async (_req, res) => {
+  addRoute('GET', '/readyz', async (_req, res) => {
     const report = await options.readiness.report();
     res.status(report.ready ? 200 : 503).json({ status: report.ready ? 'ready' : 'unavailable', checks: report.checks });
   });
   // Built once: the registry is sealed before the app is created.
   const openApiJson = JSON.stringify(buildOpenApiDocument(options.registry.list(), options.openApi));
-  routes.add('GET', OPENAPI_PATH, (_req, res) => {
+  addRoute('GET', OPENAPI_PATH, (_req, res) => {
     res.type('json').send(openApiJson);
   });
+  const metricsToken = options.metrics?.config.metricsToken;
+  if (options.metrics && metricsToken) addRoute('GET', METRICS_PATH, metricsRoute(options.metrics, metricsToken));
   for (const route of options.registry.list()) {
     if (route.auth === 'admin' && !options.authenticator.adminEnabled()) continue;
-    routes.add(route.method, route.path, routeHandler(route, options));
+    addRoute(route.method, route.path, routeHandler(route, options));
   }
   app.use(dispatch(routes, jsonBody));
   app.use(docsPage(OPENAPI_PATH));
@@ -147,6 +174,9 @@ function pathOf(url: string): string {
 
 function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEntry {
   const uploadLimit = parseBytes.parse(options.uploadLimit) ?? 50 * 1024 * 1024;
+  const idempotency = new Idempotency(new IdempotencyStore(options.orm, options.secrets), options.logger);
+  // Decided once per route: a route no limit applies to pays nothing per request.
+  const limits = options.limits?.applies(route) ? options.limits : undefined;
   return async (req: Request, res: Response, next: NextFunction, params: Record<string, string>) => {
     let upload: ParsedUpload | undefined;
     try {
@@ -156,6 +186,11 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEn
         route.auth === 'tenant' ? options.authenticator.authenticateTenant(req, route.scope) : route.auth === 'tenant-host' ? options.authenticator.tenantOf(req) : undefined;
       // Answered without a promise while the tenant and token are cached (the common case).
       const tenant: TenantRef | undefined = found instanceof Promise ? await found : found;
+      if (limits) {
+        // After authentication (an unknown caller spends nobody's tokens), before any body is read or validated.
+        const limited = limits.check(route, req, res, tenant, params);
+        if (limited) await limited;
+      }
 
       // express parses the query string again on each read of req.query, so this object is the request's own.
       const query = req.url.includes('?') ? (req.query as Record<string, unknown>) : {};
@@ -171,11 +206,19 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEn
         // entirely, and missing required ones are named one by one.
         body = req.body ?? {};
       }
-      // One 422 names every problem, wherever it is (a validator answers null when all is well).
+      // What no route can store (NUL, lone surrogates, deep nesting) is refused before any
+      // schema runs, members the schema leaves open included; then one 422 names every problem.
+      const depth = options.bodyMaxDepth;
+      const hostileParams = inspectInput(params, 'params', depth);
+      const hostileQuery = inspectInput(query, 'query', depth);
+      const hostileBody = inspectInput(body, 'body', depth);
+      if (hostileParams || hostileQuery || hostileBody) throw new ValidationError(mergeProblems(hostileParams, hostileQuery, hostileBody));
+      // Hashed as sent, before the schemas fill in defaults (idempotency.ts).
+      const keyed = keyedRequestOf(route, req, tenant, query, body, upload?.file);
       const paramProblems = route.validate.params?.(params);
       const queryProblems = route.validate.query?.(query);
       const bodyProblems = route.validate.body?.(body);
-      if (paramProblems || queryProblems || bodyProblems) throw new ValidationError({ ...paramProblems, ...queryProblems, ...bodyProblems });
+      if (paramProblems || queryProblems || bodyProblems) throw new ValidationError(mergeProblems(paramProblems, queryProblems, bodyProblems));
 
       const em = options.orm.em.fork();
       // The request's own context (made by the first middleware for this request alone) takes the tenant and the
@@ -185,7 +228,7 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEn
       work.em = em;
       const invoke = (scoped: typeof em) =>
         route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req, file: upload?.file });
-      const run = () => (route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em));
+      const run = () => (keyed ? idempotency.run(keyed, em, route, invoke) : route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em));
       const result = context ? await run() : await runInContext(work, run);
       send(res, route, result);
     } catch (error) {
@@ -194,11 +237,19 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEn
   };
 }
 
+/** Member names are data: a plain object (or spread) would treat `__proto__` as its prototype. */
+function mergeProblems(...parts: Array<FieldErrors | null | undefined>): FieldErrors {
+  const merged: FieldErrors = Object.create(null);
+  for (const part of parts) if (part) for (const path of Object.keys(part)) (merged[path] ??= []).push(...part[path]);
+  return merged;
+}
+
 function hasBody(req: Request): boolean {
   return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 }
 
 function send(res: Response, route: CompiledRoute, result: unknown): void {
+  if (result instanceof ReplayedResponse) return sendReplay(res, result);
   if (result instanceof Reply) {
     for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
     if (result.body === undefined) res.status(result.status).end();
@@ -222,7 +273,7 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     const httpError = toHttpError(error);
     if (httpError) {
-      if (httpError.status >= 500) logger.warn(httpError.message, { method: req.method, path: req.path, cause: String(error?.message ?? error) });
+      if (httpError.status >= 500 || dataErrorOf(error)) logger.warn(httpError.message, { method: req.method, path: req.path, cause: String(error?.message ?? error) });
       res.status(httpError.status).json(httpError.body());
       return;
     }
@@ -231,6 +282,18 @@ function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return void res.end();
     res.status(500).json({ success: false, message: 'Internal server error', request_id: requestId });
   };
+}
+
+/**
+ * The database refused what a request carried, past the validation that should have
+ * caught it: still the client's 4xx, never a 500 or a 503 (the error handler logs it as a
+ * gap to close). The message is PostgreSQL's first line, whose detail could name rows.
+ */
+function dataHttpError(data: DataError): HttpError {
+  if (data.code === '23505') return new ConflictError('The request conflicts with an existing record');
+  if (data.code === '23503') return ValidationError.field('body', 'refers to a record that does not exist');
+  if (data.code.startsWith('23')) return ValidationError.field('body', 'violates a constraint of the stored data');
+  return ValidationError.field('body', `holds a value that cannot be stored (${data.message})`);
 }
 
 function toHttpError(error: any): HttpError | undefined {
@@ -247,6 +310,13 @@ function toHttpError(error: any): HttpError | undefined {
     case 'request.aborted':
       return new BadRequestError('Request aborted');
   }
+  // Any other refusal of the body parser (a body that is not the gzip or deflate its
+  // Content-Encoding says, a length that does not match): the client's 4xx, never a 500.
+  if (error?.expose === true && Number.isInteger(error.status) && error.status >= 400 && error.status < 500) {
+    return new HttpError(error.status, `Malformed request body: ${error.message}`);
+  }
   if (isDatabaseUnavailable(error)) return new ServiceUnavailableError('Service unavailable: the database cannot be reached');
+  const data = dataErrorOf(error);
+  if (data) return dataHttpError(data);
   return undefined;
 }

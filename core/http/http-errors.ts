@@ -19,9 +19,6 @@ export class BadRequestError extends HttpError {
   constructor(message = 'Malformed request') {
     super(400, message);
   }
-  override body(): unknown {
-    return { success: false, message: this.message };
-  }
 }
 
 export class UnauthorizedError extends HttpError {

@@ -13,7 +13,8 @@ export class HttpServer {
   private idleWaiters: Array<() => void> = [];
 
   constructor(app: Express) {
-    this.server = http.createServer(expressMessageClasses(app), app);
+    // node answers a request without Host itself, with an empty body: the app answers it instead, in its envelope.
+    this.server = http.createServer({ ...expressMessageClasses(app), requireHostHeader: false }, app);
     this.server.keepAliveTimeout = 65_000;
     this.server.on('request', (_req, res) => {
       this.inFlight++;

@@ -60,7 +60,8 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
     } catch (error) {
       return reject(new BadRequestError(`Malformed multipart body: ${(error as Error).message}`));
     }
-    const fields: Record<string, string> = {};
+    // No prototype: a field named `__proto__` or `constructor` is data like any other.
+    const fields: Record<string, string> = Object.create(null);
     let file: UploadedFile | undefined;
     let writing: Promise<void> = Promise.resolve();
     let failure: Error | undefined;
@@ -87,6 +88,13 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
       file = uploaded;
       const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
       stream.on('data', (chunk: Buffer) => (uploaded.size += chunk.length));
+      // A body cut off inside the file part errors this stream (busboy: "Unexpected end of
+      // form"); pipe() does not forward stream errors, and an unhandled one ends the process.
+      stream.on('error', (error: Error) => {
+        stream.unpipe(out);
+        out.end();
+        fail(new BadRequestError(`Malformed multipart body: ${error.message}`));
+      });
       stream.on('limit', () => {
         // End the temporary file here: the rest of the part is never read, so it would never end by itself.
         stream.unpipe(out);
@@ -116,6 +124,7 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
       );
     });
     req.on('aborted', () => fail(new BadRequestError('Request aborted')));
+    req.on('error', (error: Error) => fail(new BadRequestError(`Request failed: ${error.message}`)));
     req.pipe(parser);
   });
 }

@@ -4,6 +4,7 @@ import { DOCS_PATH } from './docs-page';
 import type { UploadSpec } from './multipart-upload';
 import type { HttpMethod, RouteAuth, Scope } from './route';
 import type { CompiledRoute } from './route-registry';
+import { IDEMPOTENCY_HEADER, REPLAYED_HEADER, takesIdempotencyKey } from './idempotency';
 
 /** Where the express app serves the document (public, on any host). */
 export const OPENAPI_PATH = '/api/v1/openapi.json';
@@ -62,24 +63,25 @@ interface Operation {
  * the envelope of decisions.md that http-errors.ts / express-app.ts render for it.
  */
 const ERROR_RESPONSES: Record<number, { name: string; description: string; schema: EnvelopeName }> = {
-  400: { name: 'BadRequest', description: 'The request body is not valid JSON (or the request was aborted).', schema: 'BadRequestEnvelope' },
+  400: { name: 'BadRequest', description: 'The request body is not valid JSON or multipart (or the request was aborted), or the Host header is missing.', schema: 'ErrorEnvelope' },
   401: { name: 'Unauthorized', description: 'No bearer token, or one that is unknown, revoked or of another tenant (or not the admin token).', schema: 'ErrorEnvelope' },
   403: { name: 'Forbidden', description: 'The token lacks the scope this operation needs.', schema: 'ErrorEnvelope' },
   404: { name: 'NotFound', description: 'The tenant of the Host header, or the addressed resource, does not exist.', schema: 'ErrorEnvelope' },
-  409: { name: 'Conflict', description: 'The request conflicts with the current state (a duplicate, or a limit reached).', schema: 'ErrorEnvelope' },
+  409: { name: 'Conflict', description: 'The request conflicts with the current state (a duplicate, or a limit reached), or a request with the same `Idempotency-Key` is still running.', schema: 'ErrorEnvelope' },
   413: { name: 'PayloadTooLarge', description: 'The request body exceeds the configured limit (HTTP_BODY_LIMIT, 1 MiB by default), or an uploaded file exceeds HTTP_UPLOAD_LIMIT (50 MiB by default).', schema: 'ErrorEnvelope' },
   415: { name: 'UnsupportedMediaType', description: 'The request has a body that is not `application/json` (`multipart/form-data` for upload operations), or an unsupported encoding or charset.', schema: 'ErrorEnvelope' },
-  422: { name: 'ValidationFailed', description: 'A path parameter, query parameter or body member is invalid; `errors` names each by its dotted path.', schema: 'ValidationErrorEnvelope' },
+  422: { name: 'ValidationFailed', description: 'A path parameter, query parameter or body member is invalid; `errors` names each by its dotted path (`Idempotency-Key` when the key was used with another request).', schema: 'ValidationErrorEnvelope' },
+  429: { name: 'TooManyRequests', description: 'A rate limit (with `Retry-After` and the `RateLimit-*` headers) or a tenant quota (`Quota exceeded: <quota> (limit N)`) is reached.', schema: 'ErrorEnvelope' },
   500: { name: 'InternalError', description: 'An unexpected error; quote `request_id` when reporting it.', schema: 'InternalErrorEnvelope' },
   503: { name: 'ServiceUnavailable', description: 'The database (or another dependency) cannot be reached; retry later.', schema: 'ErrorEnvelope' },
 };
 
-type EnvelopeName = 'ErrorEnvelope' | 'ValidationErrorEnvelope' | 'BadRequestEnvelope' | 'InternalErrorEnvelope';
+type EnvelopeName = 'ErrorEnvelope' | 'ValidationErrorEnvelope' | 'InternalErrorEnvelope';
 
 const ENVELOPES: Record<EnvelopeName, Json> = {
   ErrorEnvelope: {
     type: 'object',
-    description: 'Most errors: 401, 403, 404, 409, 413, 415, 503 and any other 4xx/5xx a route declares.',
+    description: 'Most errors: 400, 401, 403, 404, 409, 413, 415, 503 and any other 4xx/5xx a route declares.',
     required: ['success', 'message', 'data'],
     properties: {
       success: { type: 'boolean', const: false },
@@ -97,13 +99,6 @@ const ENVELOPES: Record<EnvelopeName, Json> = {
       errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 } },
     },
     examples: [{ message: 'title is required', errors: { title: ['is required'] } }],
-  },
-  BadRequestEnvelope: {
-    type: 'object',
-    description: 'A 400: the body could not be parsed.',
-    required: ['success', 'message'],
-    properties: { success: { type: 'boolean', const: false }, message: { type: 'string' } },
-    examples: [{ success: false, message: 'Malformed JSON in request body' }],
   },
   InternalErrorEnvelope: {
     type: 'object',
@@ -224,7 +219,9 @@ function fromRoute(route: CompiledRoute): Operation {
     route.auth === 'admin'
       ? 'Admin API: present only while the server has ADMIN_TOKEN set; otherwise this route answers 404.'
       : route.auth === 'tenant'
-        ? `Needs a token with the \`${route.scope}\` scope.`
+        ? route.scope === 'read' && route.method !== 'GET'
+          ? 'Needs a token with the `read` scope: this operation only reads (it changes nothing), though it takes a body.'
+          : `Needs a token with the \`${route.scope}\` scope.`
         : route.auth === 'tenant-host'
           ? 'No bearer token: the tenant is the one the Host names, and the URL itself is the credential.'
           : undefined;
@@ -261,7 +258,7 @@ function describeOperation(op: Operation, operationId: string, components: Compo
   const status = op.response === undefined && op.status === 200 ? 204 : op.status;
   responses[status] = {
     description: STATUS_CODES[status] ?? 'Success',
-    headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } },
+    headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, ...(takesIdempotencyKey(op.method, op.auth) ? { [REPLAYED_HEADER]: REPLAYED_HEADER_DOC } : {}) },
     ...(op.response ? { content: { [op.mediaType]: { schema: components.shared(plainJson(op.response)) } } } : {}),
   };
   for (const [code, response] of Object.entries(op.extraResponses ?? {})) {
@@ -269,7 +266,7 @@ function describeOperation(op: Operation, operationId: string, components: Compo
   }
   for (const code of errorStatuses(op)) if (!(code in responses)) responses[code] = { $ref: components.errorResponse(code) };
 
-  const parameters = [...toParameters(op.params, 'path'), ...toParameters(op.query, 'query')];
+  const parameters = [...toParameters(op.params, 'path'), ...toParameters(op.query, 'query'), ...(takesIdempotencyKey(op.method, op.auth) ? [IDEMPOTENCY_KEY_PARAMETER] : [])];
   return {
     operationId,
     summary: op.summary,
@@ -295,14 +292,35 @@ function uploadSchema(op: Operation): Json {
   return { ...fields, properties: { ...fields.properties, [upload.field]: file }, ...(required.length > 0 ? { required } : {}) };
 }
 
+/** Every POST but the public ones takes a key (idempotency.ts; README "Retrying requests safely"). */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the same key with the same request within 24 hours answers the first response again (with `Idempotent-Replayed: true`) ' +
+    'without doing the work twice. The same key with another request answers 422; while a request with the key is still running, 409. ' +
+    'Keys belong to the token (or the admin, or a hook URL). A response is stored only when its work committed: after a 5xx or an error ' +
+    'the handler raised, the key may be retried. 1 to 255 printable ASCII characters, else 400; a UUID is a good choice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const REPLAYED_HEADER_DOC: Json = {
+  description: 'Present, as `true`, when this response is the stored answer to an earlier request with the same `Idempotency-Key`.',
+  schema: { type: 'string', const: 'true' },
+};
+
 /** The statuses an operation can answer with beyond its success, from how express-app.ts handles it. */
 function errorStatuses(op: Operation): number[] {
   const codes = new Set<number>([400, 413, 500]); // the JSON body parser and the error handler run for every request
   if (op.auth === 'tenant') [401, 403, 404].forEach((code) => codes.add(code));
   if (op.auth === 'admin') codes.add(401);
   if (op.auth === 'tenant-host') codes.add(404);
+  // Rate limits (RATE_LIMIT_*) apply to every tenant and hook operation once configured.
+  if (op.auth === 'tenant' || op.auth === 'tenant-host') codes.add(429);
   if (op.body || op.upload) codes.add(415);
   if (op.params || op.query || op.body || op.upload) codes.add(422);
+  if (takesIdempotencyKey(op.method, op.auth)) [409, 422].forEach((code) => codes.add(code)); // a key still in use, or used with another request
   for (const code of op.errors) codes.add(code);
   return [...codes];
 }
@@ -441,7 +459,8 @@ Set the \`tenant\` server variable to your tenant's slug.
 
 ## Authentication and scopes
 Tenant operations need \`Authorization: Bearer TOKEN\` with a token of that tenant (security scheme \`bearerAuth\`). A token carries the scopes
-\`read\` and \`write\` (both by default); GET operations need \`read\`, the others \`write\`, and each operation names the scope it needs.
+\`read\` and \`write\` (both by default); GET operations need \`read\`, the others \`write\`, except a few POST operations that only read
+(searches, which take their query as a body): they need \`read\` and say so. Each operation names the scope it needs.
 No token, an unknown or revoked token, or a token of another tenant answers 401; a token without the needed scope answers 403.
 Tokens are created with the CLI (\`switchboard tenant create SLUG\`, \`switchboard token create SLUG\`) or the admin API.
 
@@ -450,13 +469,18 @@ The operations under \`/admin/v1\` (tag \`admin\`) provision tenants and tokens.
 ADMIN_TOKEN (security scheme \`adminAuth\`), and exist only while ADMIN_TOKEN is set; otherwise they answer 404.
 
 ## Errors
-- 400, malformed JSON: \`{success: false, message}\` (BadRequestEnvelope).
-- 401, 403, 404, 409, 413, 415, 503: \`{success: false, message, data: []}\` (ErrorEnvelope).
+- 400 (malformed JSON or multipart, a bad Host header), 401, 403, 404, 409, 413, 415, 503: \`{success: false, message, data: []}\` (ErrorEnvelope).
 - 422, invalid input: \`{message, errors: {"field.path": ["..."]}}\` (ValidationErrorEnvelope), with dotted paths (array items as \`items.0.name\`).
   Unknown body members are refused with 422; read-only members (\`uuid\`, \`created_at\`, ...) are ignored, so what was read can be sent back.
 - 500: \`{success: false, message: "Internal server error", request_id}\` (InternalErrorEnvelope), nothing more.
 
 Every response carries \`X-Request-Id\`.
+
+## Retrying POST requests
+Every POST operation (but public ones) takes an optional \`Idempotency-Key\` header. Retrying with the same key and the same request within 24 hours
+answers the first response again, with \`Idempotent-Replayed: true\`, without doing the work twice; the same key with another request answers 422,
+and while the first request is still running, 409. Keys belong to the token that sent them. Nothing is stored for a 5xx, for an error raised while
+the operation ran (its work was rolled back), or for a request refused before it ran (authentication, validation): such a key may be retried.
 
 ## Conventions
 A single resource is \`{data: resource}\`. Lists take \`page\` (from 1) and \`per_page\` (at most 100) and answer

@@ -62,7 +62,8 @@ export const PageQuery = <P extends TProperties = {}>(extra: P = {} as P): TObje
   Type.Object({ ...pageProperties, ...extra }, { additionalProperties: false }) as any;
 
 const pageProperties = {
-  page: Type.Integer({ minimum: 1, default: 1, description: 'Page number, from 1' }),
+  // Bounded: the offset it makes must stay a number PostgreSQL takes (1e308 made `offset Infinity`).
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, from 1 (at most 1,000,000)' }),
   per_page: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Items per page (at most 100)' }),
 };
 

@@ -26,9 +26,12 @@ export type Validator = (value: unknown) => FieldErrors | null;
 export function compileValidator(schema: TSchema, source: 'body' | 'query' | 'params'): Validator {
   const validate: ValidateFunction = (source === 'body' ? bodyAjv : stringAjv).compile(withReadOnlyOptional(schema));
   const stripReadOnly = compileReadOnlyStripper(schema);
+  const lowerUuids = compileUuidLowercaser(schema);
   return (value) => {
     stripReadOnly(value);
-    return validate(value) ? null : toFieldErrors(validate.errors ?? [], source);
+    if (!validate(value)) return toFieldErrors(validate.errors ?? [], source);
+    lowerUuids(value);
+    return null;
   };
 }
 
@@ -87,13 +90,61 @@ function compileReadOnlyStripper(schema: any): (value: unknown) => void {
   return () => {};
 }
 
+/**
+ * UUIDs are accepted in any case (RFC 9562) and handed on in lower case, the way they
+ * are stored and answered, so that code comparing them as strings finds them equal.
+ * Only members the schema declares as `format: uuid` are touched.
+ */
+const none = () => {};
+
+function compileUuidLowercaser(schema: any): (value: unknown) => void {
+  if (!schema || typeof schema !== 'object') return none;
+  if (schema.format === 'uuid') return none; // handled by the parent, which can replace the value
+  if (schema.type === 'object' && schema.properties) {
+    const uuids = Object.keys(schema.properties).filter((key) => schema.properties[key].format === 'uuid');
+    const nested = Object.entries(schema.properties)
+      .map(([key, inner]) => [key, compileUuidLowercaser(inner)] as const)
+      .filter(([, lower]) => lower !== none);
+    if (uuids.length === 0 && nested.length === 0) return none;
+    return (value) => {
+      if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+      const record = value as Record<string, unknown>;
+      for (const key of uuids) if (typeof record[key] === 'string') record[key] = (record[key] as string).toLowerCase();
+      for (const [key, lower] of nested) if (Object.hasOwn(record, key)) lower(record[key]);
+    };
+  }
+  if (schema.type === 'array' && schema.items) {
+    if (schema.items.format === 'uuid') {
+      return (value) => {
+        if (Array.isArray(value)) value.forEach((item, i) => typeof item === 'string' && (value[i] = item.toLowerCase()));
+      };
+    }
+    const lower = compileUuidLowercaser(schema.items);
+    return (value) => {
+      if (Array.isArray(value)) for (const item of value) lower(item);
+    };
+  }
+  const variants: any[] = schema.anyOf ?? schema.oneOf ?? schema.allOf;
+  if (Array.isArray(variants)) {
+    const lowers = variants.map(compileUuidLowercaser);
+    return (value) => lowers.forEach((lower) => lower(value));
+  }
+  return none;
+}
+
 /** ajv errors -> `{"guidelines.0.content": ["must be a string"]}`. */
 export function toFieldErrors(errors: ErrorObject[], source: string): FieldErrors {
-  const out: FieldErrors = {};
+  // Keys are member names a client chose: with a prototype, `constructor` would already be "there".
+  const out: FieldErrors = Object.create(null);
   const add = (path: string, message: string) => {
     const key = path === '' ? source : path;
     (out[key] ??= []).includes(message) || out[key].push(message);
   };
+  // A union of literals fails once per literal: say it once, naming every allowed value.
+  const constsAt = new Map<string, unknown[]>();
+  for (const error of errors) {
+    if (error.keyword === 'const') (constsAt.get(error.instancePath) ?? constsAt.set(error.instancePath, []).get(error.instancePath)!).push(error.params.allowedValue);
+  }
   for (const error of errors) {
     const base = error.instancePath.split('/').slice(1).map(unescapePointer).join('.');
     const join = (member: string) => (base ? `${base}.${member}` : member);
@@ -113,9 +164,11 @@ export function toFieldErrors(errors: ErrorObject[], source: string): FieldError
       case 'enum':
         add(base, `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`);
         break;
-      case 'const':
-        add(base, `must be ${JSON.stringify(error.params.allowedValue)}`);
+      case 'const': {
+        const allowed = constsAt.get(error.instancePath)!;
+        add(base, allowed.length === 1 ? `must be ${JSON.stringify(allowed[0])}` : `must be one of: ${allowed.join(', ')}`);
         break;
+      }
       case 'anyOf':
       case 'oneOf':
         // The branch errors that precede it say more; keep this only when alone.

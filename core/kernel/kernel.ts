@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
@@ -13,6 +14,7 @@ import { PgListener } from '../data/pg-listener';
 import { Authenticator } from '../http/authenticate';
 import { createExpressApp } from '../http/express-app';
 import { HttpServer } from '../http/http-server';
+import { IdempotencyPruner, IdempotencyStore } from '../http/idempotency-store';
 import { Readiness } from '../http/readiness';
 import { RouteRegistry } from '../http/route-registry';
 import { createRootLogger, type Logger } from '../logging/logger';
@@ -23,17 +25,30 @@ import { isServiceRef, type ServiceFactory, type ServiceRef } from '../plugin/se
 import { coreServices, type ProcessRole } from '../services/core-services';
 import { adminRoutes } from '../tenancy/admin-routes';
 import { Bus } from '../bus/bus';
-import { DeadLetter, InboxRow, OutboxRow } from '../bus/bus-entities';
+import { coreEntities } from './core-entities';
 import { deadLetterRoutes } from '../bus/dead-letter-routes';
 import { handlerConnectionsFor } from '../bus/handler-connections';
 import { createSecrets } from '../secrets/create-secrets';
 import { createEgress, type Egress } from '../egress';
 import { createLlmService, createOpenAiCompatibleProvider, llmProviders, LlmUsage, type KernelLlmService } from '../llm';
+import { Metrics, MetricsServer } from '../metrics';
 import type { Secrets } from '../secrets/secrets';
 import { ApiToken } from '../tenancy/api-token.entity';
 import { AUTH_CHANNEL, TenantDirectory } from '../tenancy/tenant-directory';
 import { Tenant } from '../tenancy/tenant.entity';
+import { TenantDeletion } from '../tenancy/tenant-deletion.entity';
+import { TenantDeletionJob } from '../tenancy/tenant-deletion';
+import { TenantLifecycle } from '../tenancy/tenant-lifecycle';
+import { IdempotencyKey } from '../http/idempotency-key.entity';
 import { coreMigrations } from '../../migrations';
+import { RateBucketRow, TenantQuotaRow } from '../limits/limits.entities';
+import { quotaDefaultsOf } from '../limits/limits-config';
+import { createQuotaService } from '../limits/quota-service';
+import { registerQuotaDefaults } from '../limits/quotas';
+import { BucketPruner, RateBuckets } from '../limits/rate-buckets';
+import { RateLimiter } from '../limits/rate-limiter';
+import { RequestLimits } from '../limits/request-limits';
+import { ModelTokenQuota } from '../limits/model-token-quota';
 import { BootError } from './boot-error';
 
 export const ROOT_DIR = path.resolve(__dirname, '..', '..');
@@ -65,6 +80,7 @@ interface KernelParts {
   secrets: Secrets;
   egress: Egress;
   llm: KernelLlmService;
+  metrics: Metrics;
   container: DependencyContainer;
   database: EmbeddedDatabase | undefined;
 }
@@ -96,6 +112,14 @@ export class Kernel {
   readonly secrets: Secrets;
   readonly egress: Egress;
   readonly llm: KernelLlmService;
+  /** This kernel's Prometheus registry (core/metrics); served when METRICS_PORT or METRICS_TOKEN is set. */
+  readonly metrics: Metrics;
+  private metricsServer?: MetricsServer;
+  private metricsAddress?: AddressInfo;
+  /** Deletes expired Idempotency-Key rows hourly, in the processes that serve HTTP. */
+  private idempotencyPruner?: IdempotencyPruner;
+  /** Deletes idle rate-limit buckets hourly, in the processes that serve HTTP. */
+  private bucketPruner?: BucketPruner;
   readonly container: DependencyContainer;
   private readonly database: EmbeddedDatabase | undefined;
 
@@ -113,6 +137,7 @@ export class Kernel {
     this.secrets = parts.secrets;
     this.egress = parts.egress;
     this.llm = parts.llm;
+    this.metrics = parts.metrics;
     this.container = parts.container;
     this.database = parts.database;
   }
@@ -131,6 +156,8 @@ export class Kernel {
     const extensions = collectExtensions(plugins, [llmProviders]);
     const serviceProviders = collectServiceProviders(plugins);
     checkDeps(plugins, serviceProviders);
+    // A boot that fails before its embedded database runs leaves no DATA_DIR it made itself (the secrets key is made first).
+    const madeDataDir = !config.core.databaseUrl && !fs.existsSync(path.resolve(config.core.dataDir));
     // Before the database starts, so a bad or missing key stops boot at once.
     const secrets = createSecrets(config.core, { dataDir: config.core.dataDir, embedded: !config.core.databaseUrl, logger });
     const egress = createEgress(config.core, logger.child({ service: 'egress' }));
@@ -138,7 +165,12 @@ export class Kernel {
     let database: EmbeddedDatabase | undefined;
     let clientUrl = config.core.databaseUrl;
     if (!clientUrl) {
-      database = await startEmbeddedPostgres({ dataDir: config.core.dataDir, port: config.core.embeddedPostgresPort, logger });
+      try {
+        database = await startEmbeddedPostgres({ dataDir: config.core.dataDir, port: config.core.embeddedPostgresPort, logger });
+      } catch (error) {
+        if (madeDataDir) fs.rmSync(path.resolve(config.core.dataDir), { recursive: true, force: true });
+        throw error;
+      }
       clientUrl = database.url;
     }
 
@@ -150,20 +182,25 @@ export class Kernel {
       ];
       orm = createOrm({
         clientUrl,
-        entities: [Tenant, ApiToken, OutboxRow, InboxRow, DeadLetter, LlmUsage, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
+        entities: [...coreEntities, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
         migrations,
         poolMax: config.core.databasePoolMax,
         preparedStatements: config.core.databasePreparedStatements,
+        rowLevelSecurity: config.core.databaseRowLevelSecurity,
         logger,
       });
       await orm.connect();
+      registerQuotaDefaults(orm.em, quotaDefaultsOf(config.core));
+      // A CLI command serves no metrics, so it records none.
+      const metrics = new Metrics(options.role === 'cli' ? { ...config.core, metricsPort: 0, metricsToken: '' } : config.core);
+      metrics.watchDatabase(orm, config.core.databasePoolMax, logger.child({ component: 'metrics' }));
       const migrate = options.migrate ?? config.core.migrateOnStart;
       if (migrate) {
         const applied = await migrateWithLock(orm, clientUrl);
         if (applied.length > 0) logger.info('applied migrations', { migrations: applied });
       }
 
-      const tenants = new TenantDirectory(orm, config.core.authCacheTtlMs);
+      const tenants = new TenantDirectory(orm, config.core.authCacheTtlMs, new Set(config.core.reservedSlugs));
       const notifications = new PgListener(clientUrl);
       const bus = new Bus(orm, tenants, logger, notifications, {
         amqpUrl: config.core.amqpUrl,
@@ -177,18 +214,23 @@ export class Kernel {
         defaultAttempts: config.core.busDefaultAttempts,
         backoffInitialMs: config.core.busBackoffInitialMs,
         backoffMaxMs: config.core.busBackoffMaxMs,
-      });
+      }, metrics.bus);
       const llmLogger = logger.child({ component: 'llm' });
       const llm = createLlmService({
         provider: extensions.get(llmProviders) ?? createOpenAiCompatibleProvider({ config: config.core, egress, logger: llmLogger }),
         orm,
         logger: llmLogger,
+        metrics: metrics.llm,
+        tokenQuota: new ModelTokenQuota(orm),
       });
       const container = rootContainer.createChildContainer();
-      const kernel = new Kernel(options, { config, logger, plugins, orm, tenants, notifications, bus, secrets, egress, llm, container, database });
+      const kernel = new Kernel(options, { config, logger, plugins, orm, tenants, notifications, bus, secrets, egress, llm, metrics, container, database });
       kernel.readiness.add({ name: 'database', check: async () => void (await orm!.em.fork().getConnection().execute('select 1')) });
       if (config.core.amqpUrl) kernel.readiness.add({ name: 'broker', check: () => bus.checkBroker() });
-      for (const route of [...adminRoutes(tenants), ...deadLetterRoutes(orm, bus.outbox)]) kernel.registry.add('core', route);
+      const lifecycle = new TenantLifecycle(orm, tenants, bus.outbox, logger.child({ component: 'tenancy' }));
+      // Deleted tenants' data goes in the background, on whichever process consumes.
+      new TenantDeletionJob(orm, logger.child({ component: 'tenancy' })).register(bus.serviceFor('core'));
+      for (const route of [...adminRoutes(tenants, lifecycle), ...deadLetterRoutes(orm, bus.outbox)]) kernel.registry.add('core', route);
       await kernel.initPlugins(extensions, serviceProviders);
       return kernel;
     } catch (error) {
@@ -221,23 +263,48 @@ export class Kernel {
           readiness: this.readiness,
           logger: this.logger,
           bodyLimit: this.config.core.bodyLimit,
+          bodyMaxDepth: this.config.core.bodyMaxDepth,
+          secrets: this.secrets,
           uploadLimit: this.config.core.uploadLimit,
           trustProxy: this.config.core.trustProxy,
           openApi: { baseDomain: this.config.core.baseDomain, port: this.config.core.port },
           isDraining: () => server.isDraining(),
+          metrics: this.metrics,
+          limits: new RequestLimits(
+            new RateLimiter(new RateBuckets(() => this.orm.em.fork({ disableContextResolution: true })), this.config.core.rateLimitMaxKeys, this.logger.child({ component: 'rate-limits' })),
+            this.config.core,
+          ),
         }),
       );
       this.server = server;
+      this.idempotencyPruner = new IdempotencyPruner(new IdempotencyStore(this.orm, this.secrets), this.logger.child({ component: 'idempotency' }));
+      this.idempotencyPruner.start();
+      this.bucketPruner = new BucketPruner(
+        () => this.orm.em.fork({ disableContextResolution: true }),
+        (error) => this.logger.warn('rate bucket pruning failed', { error: String(error) }),
+      );
+      this.bucketPruner.start();
       this.address = await server.listen(this.config.core.port, this.config.core.host);
       this.logger.info('Switchboard listening', { url: this.url, role: this.options.role });
     }
+    // Every role but the CLI, so workers, which serve no HTTP, are scraped too.
+    if (this.config.core.metricsPort > 0 && this.options.role !== 'cli') {
+      this.metricsServer = new MetricsServer(this.metrics);
+      this.metricsAddress = await this.metricsServer.listen(this.config.core.metricsPort, this.config.core.metricsHost);
+      this.logger.info('metrics served', { url: `${this.metricsUrl}/metrics` });
+    }
+  }
+
+  /** `http://<METRICS_HOST>:<METRICS_PORT>` of the separate metrics server, once listening. */
+  get metricsUrl(): string {
+    if (!this.metricsAddress) throw new Error('the metrics server is not listening');
+    return urlOf(this.metricsAddress);
   }
 
   /** `http://127.0.0.1:<port>` once listening. */
   get url(): string {
     if (!this.address) throw new Error('the kernel is not listening');
-    const host = this.address.address === '0.0.0.0' || this.address.address === '::' ? '127.0.0.1' : this.address.address;
-    return `http://${host.includes(':') ? `[${host}]` : host}:${this.address.port}`;
+    return urlOf(this.address);
   }
 
   /**
@@ -256,6 +323,9 @@ export class Kernel {
         }
       };
       await step('draining HTTP', () => this.server?.drain(this.config.core.shutdownTimeoutMs));
+      await step('closing the metrics server', () => this.metricsServer?.close());
+      this.idempotencyPruner?.stop();
+      this.bucketPruner?.stop();
       await step('stopping the bus', () => this.bus.stop());
       await step('stopping the auth listener', () => this.stopAuthListening?.());
       await step('closing the LISTEN connection', () => this.notifications.close());
@@ -309,6 +379,7 @@ export class Kernel {
   private registerRootServices(): void {
     const orm = this.orm;
     this.container.register(coreServices.egress.id, { useValue: this.egress });
+    this.container.register(coreServices.quotas.id, { useValue: createQuotaService() });
     this.container.register(coreServices.llm.id, { useValue: this.llm });
     this.container.register(coreServices.orm.id, {
       useValue: {
@@ -340,6 +411,7 @@ export class Kernel {
     scoped.register(coreServices.logger.id, { useValue: this.logger.child({ plugin: pluginId }) });
     scoped.register(coreServices.http.id, { useValue: { route: (route) => this.registry.add(pluginId, route) } satisfies import('../services/core-services').HttpService });
     scoped.register(coreServices.bus.id, { useValue: this.bus.serviceFor(pluginId) });
+    scoped.register(coreServices.metrics.id, { useValue: this.metrics.serviceFor(pluginId) });
     scoped.register(coreServices.config.id, { useValue: { get: (key: string) => this.config.get(`${pluginId}.${key}`) } });
     scoped.register(coreServices.lifecycle.id, {
       useValue: {
@@ -349,6 +421,12 @@ export class Kernel {
       } satisfies import('../services/core-services').LifecycleService,
     });
   }
+}
+
+/** How this machine reaches a server listening at `address` (a wildcard address through loopback). */
+function urlOf(address: AddressInfo): string {
+  const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
 interface Provider {

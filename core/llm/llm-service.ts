@@ -4,13 +4,19 @@ import type { Logger } from '../logging/logger';
 import { LlmError } from './llm-errors';
 import type { ChatRequest, ChatResult, JsonChatRequest, JsonChatResult, LlmProvider, LlmService } from './llm-types';
 import { LlmUsageRecorder } from './llm-usage-recorder';
+import type { LlmMetrics } from '../metrics/llm-metrics';
 import { parseStructuredAnswer, validatorFor } from './structured-output';
+import type { ModelTokenQuota } from '../limits/model-token-quota';
 
 export interface LlmServiceOptions {
   /** The provider contributed to `core.llm-provider`, else the built-in OpenAI-compatible one. */
   provider: LlmProvider;
   orm: MikroORM;
   logger: Logger;
+  /** Calls and tokens by tenant while /metrics is served. */
+  metrics?: LlmMetrics;
+  /** The tenants' `model_tokens_per_day` quota (core/limits), checked before each call. */
+  tokenQuota?: ModelTokenQuota;
 }
 
 /** The service plugins get, plus what only the kernel calls. */
@@ -26,8 +32,11 @@ export function createLlmService(options: LlmServiceOptions): KernelLlmService {
 
   const chat = async (request: ChatRequest): Promise<ChatResult> => {
     // Read now: the work context is the caller's, whoever runs the provider's continuations.
-    const tenantUuid = currentTenant()?.uuid ?? null;
+    const tenant = currentTenant();
+    const tenantUuid = tenant?.uuid ?? null;
     const purpose = request.purpose ?? null;
+    // Before the model is called: a tenant over its day's tokens spends none more.
+    if (tenantUuid && options.tokenQuota) await options.tokenQuota.check(tenantUuid);
     const started = performance.now();
     const durationMs = () => Math.round(performance.now() - started);
     let result: ChatResult;
@@ -37,9 +46,12 @@ export function createLlmService(options: LlmServiceOptions): KernelLlmService {
       // A failed call is recorded too: it may have cost tokens, and failures per tenant and purpose are worth seeing.
       const model = (error instanceof LlmError ? error.model : undefined) ?? request.model ?? null;
       recorder.record({ tenantUuid, provider: provider.id, model, purpose, usage: undefined, durationMs: durationMs(), status: 'error' });
+      options.metrics?.call({ tenant: tenant?.slug, model, status: 'error', usage: undefined });
       throw error;
     }
     recorder.record({ tenantUuid, provider: provider.id, model: result.model, purpose, usage: result.usage, durationMs: durationMs(), status: 'ok' });
+    if (tenantUuid) options.tokenQuota?.record(tenantUuid, result.usage);
+    options.metrics?.call({ tenant: tenant?.slug, model: result.model, status: 'ok', usage: result.usage });
     return result;
   };
 

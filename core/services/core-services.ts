@@ -9,6 +9,8 @@ import type { BusService } from '../bus/bus-types';
 import type { SecretsService } from '../secrets/secrets';
 import type { Egress } from '../egress';
 import type { LlmService } from '../llm/llm-types';
+import type { MetricsService } from '../metrics/metrics-service';
+import type { QuotaService } from '../limits/quota-service';
 
 export interface HttpService {
   /** Adds a route to the registry; its schemas drive validation and the OpenAPI document. */
@@ -66,4 +68,8 @@ export const coreServices = {
   secrets: createServiceRef<SecretsService>('core.secrets'),
   egress: createServiceRef<Egress>('core.egress'),
   llm: createServiceRef<LlmService>('core.llm'),
+  /** Counters, gauges and histograms served at `/metrics`, named `switchboard_<plugin>_...`. */
+  metrics: createServiceRef<MetricsService>('core.metrics'),
+  /** Tenant quotas (agents, flows, table rows, ...): `check` at the moment of creation, in the request's transaction. */
+  quotas: createServiceRef<QuotaService>('core.quotas'),
 };

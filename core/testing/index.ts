@@ -6,3 +6,4 @@ export { startWorkerProcess, disabledPluginsExcept, waitForExit } from './worker
 export { startFakeLlmServer, type FakeLlmServer, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript, type FakeToolCall } from './fake-llm-server';
 export { captureLogger, CaptureTransport } from './capture-logger';
 export { transactionsOpenLongerThan, type OpenTransaction } from './long-transactions';
+export { waitFor } from './wait-for';

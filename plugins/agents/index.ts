@@ -60,8 +60,8 @@ export default definePlugin({
       },
     }),
   ],
-  deps: { http: coreServices.http, bus: coreServices.bus, secrets: coreServices.secrets },
-  init({ http, bus, secrets }, { extensions }) {
+  deps: { http: coreServices.http, bus: coreServices.bus, secrets: coreServices.secrets, quotas: coreServices.quotas },
+  init({ http, bus, secrets, quotas }, { extensions }) {
     secrets.declareColumn(webhookSecret);
     secrets.declareColumn(intentAuthToken);
     const slots = slotsOf(extensions);
@@ -69,7 +69,7 @@ export default definePlugin({
     const events = extensions.items(agentWebhookEvents);
     const service = new AgentService(new AgentReader(slots), bus, secrets, new Set(events.map((event) => event.name)));
     const agent = agentSchema(slotSchemas);
-    registerAgentRoutes(http, service, agent, slotSchemas, events);
+    registerAgentRoutes(http, service, agent, slotSchemas, events, quotas);
     registerTextListRoutes(http, service, agent);
     registerProcedureRoutes(http, service, agent);
     registerIntentRoutes(http, service, agent);

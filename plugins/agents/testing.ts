@@ -35,3 +35,16 @@ export const fixtures: ResourceFixtures = {
   'agents.phone-number': child('agents.phone-number', 'phone-numbers', 'phone_numbers', 'phone_number_uuid', { number: '+14155550100' }),
   'agents.channel': child('agents.channel', 'channels', 'channels', 'uuid', { type: 'web_chat' }),
 };
+
+/** Members the sweep cannot call with the owner's own id either (so its refusal of another tenant's proves nothing). */
+export const unswept: Record<string, string> = {
+  ...Object.fromEntries(
+    ['POST /api/v1/agents', 'PUT /api/v1/agents/:uuid'].flatMap((route) => [
+      [`${route} settings.voice.voice_profile.voice_uuid`, 'no plugin makes voices: nothing of this API to check it against'],
+      [`${route} appointments.schedule_assignments.0.schedule_uuid`, 'no plugin makes schedules: nothing of this API to check it against'],
+    ]),
+  ),
+  'POST /api/v1/agents procedures.0.steps.0.intent_uuid': 'a new agent has no intents yet: every intent_uuid is a 422 (PUT /api/v1/agents/:uuid sweeps the same check)',
+  'PATCH /api/v1/agents/:uuid/procedures/:procedureUuid steps.0.intent_uuid':
+    'must be an intent of the procedure’s agent, and the fixtures make the intent and the procedure on two agents (PUT /api/v1/agents/:uuid sweeps the same check)',
+};

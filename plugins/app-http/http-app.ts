@@ -83,7 +83,7 @@ const request = defineAction({
   input: RequestInput,
   outputSample: { status: 200, headers: { 'content-type': 'application/json' }, body: { id: 42 } },
   async run({ input, egress, idempotencyKey }) {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = Object.create(null); // header names come from the flow's input
     let key = idempotencyKey;
     for (const [name, value] of Object.entries(input.headers ?? {})) {
       if (name.toLowerCase() === 'idempotency-key') key = value;

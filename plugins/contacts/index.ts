@@ -1,10 +1,11 @@
 import { coreServices, createServiceFactory, definePlugin } from '../../core';
-import { conversationReaderRef } from '../conversations';
+import { contactCheck, conversationReaderRef } from '../conversations';
 import { registerAnalyzers } from './analyzers';
 import { contactDirectoryRef } from './contact-directory';
 import { registerContacts, createContactDirectory } from './contacts';
 import { contactsConfig, type ContactsSettings } from './contacts-config';
 import * as entities from './entities';
+import { Contact } from './entities';
 import { Migration0001Contacts } from './migrations/0001-contacts';
 
 // The public API of the contacts plugin: what other plugins may import.
@@ -24,6 +25,8 @@ export default definePlugin({
   entities: Object.values(entities),
   migrations: [{ name: '0001-contacts', class: Migration0001Contacts }],
   config: contactsConfig,
+  // The conversations plugin checks a conversation's `contact_uuid` through this (it cannot depend on this plugin).
+  contributes: [contactCheck.add({ exists: async (em, contactUuid) => (await em.count(Contact, { uuid: contactUuid })) > 0 })],
   services: [
     createServiceFactory({
       service: contactDirectoryRef,

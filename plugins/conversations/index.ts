@@ -1,5 +1,6 @@
 import { coreServices, createServiceFactory, definePlugin } from '../../core';
 import { agentDirectoryRef, agentWebhookEvents } from '../agents';
+import { contactCheck } from './contact-check';
 import { createConversationReader, conversationReaderRef } from './conversation-reader';
 import { registerConversations } from './conversations';
 import { conversationsConfig, type ConversationsSettings } from './conversations-config';
@@ -11,6 +12,7 @@ import { conversationStatusEvent } from './topics';
 
 // The public API of the conversations plugin: what other plugins may import.
 export { conversationReaderRef, type ConversationReader } from './conversation-reader';
+export { contactCheck, type ContactCheck } from './contact-check';
 export { sessionizationProvider, SESSION_MODES, type SessionMode, type Sessionization, type SessionizationProvider } from './sessionization-policy';
 export { CONVERSATION_TOPICS, type ConversationEvent, type SessionClosedEvent } from './topics';
 export { CHANNELS, VOICE_CHANNELS, isVoiceChannel, type Channel, type Sender, type MessageType } from './channels';
@@ -30,7 +32,7 @@ export default definePlugin({
   entities: Object.values(entities),
   migrations: [{ name: '0001-conversations', class: Migration0001Conversations }],
   config: conversationsConfig,
-  provides: [sessionizationProvider],
+  provides: [sessionizationProvider, contactCheck],
   contributes: [agentWebhookEvents.add(conversationStatusEvent)],
   services: [
     createServiceFactory({
@@ -48,6 +50,6 @@ export default definePlugin({
     const sessionization = extensions.get(sessionizationProvider) ?? fallback;
     registerMessageExport(http, settings);
     // Conversations of a deleted agent stay: they are history, which exports and evaluations refer to.
-    registerConversations({ http, bus, agents, sessionization });
+    registerConversations({ http, bus, agents, sessionization, contacts: extensions.get(contactCheck) });
   },
 });

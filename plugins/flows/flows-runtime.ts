@@ -1,4 +1,4 @@
-import type { BusService, Egress, HttpService, LifecycleService, Logger, OrmService, PluginConfig, SecretsService, TenantService } from '../../core';
+import type { BusService, Egress, HttpService, LifecycleService, Logger, MetricsService, OrmService, PluginConfig, QuotaService, SecretsService, TenantService } from '../../core';
 import type { AgentDirectory } from '../agents';
 import type { FlowCatalog } from './app/flow-catalog';
 
@@ -13,6 +13,9 @@ export interface FlowsRuntime {
   lifecycle: LifecycleService;
   config: PluginConfig;
   tenants: TenantService;
+  metrics: MetricsService;
+  /** Tenant quotas: flows, and flow executions running at once. */
+  quotas: QuotaService;
   agents: AgentDirectory;
   catalog: FlowCatalog;
 }

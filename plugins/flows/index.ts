@@ -65,6 +65,8 @@ export default definePlugin({
     lifecycle: coreServices.lifecycle,
     config: coreServices.config,
     tenants: coreServices.tenant,
+    metrics: coreServices.metrics,
+    quotas: coreServices.quotas,
     agents: agentDirectoryRef,
   },
   init(deps, { extensions }) {

@@ -49,8 +49,8 @@ export default definePlugin({
   services: [
     createServiceFactory({
       service: tableRecordsRef,
-      deps: { orm: coreServices.orm, bus: coreServices.bus },
-      factory: ({ orm, bus }) => createTableRecords(orm, new RecordStore(bus, createRecordIndexer())),
+      deps: { orm: coreServices.orm, bus: coreServices.bus, quotas: coreServices.quotas },
+      factory: ({ orm, bus, quotas }) => createTableRecords(orm, new RecordStore(bus, createRecordIndexer(), quotas)),
     }),
     createServiceFactory({
       service: knowledgeSearchRef,
@@ -65,13 +65,14 @@ export default definePlugin({
     egress: coreServices.egress,
     config: coreServices.config,
     logger: coreServices.logger,
+    quotas: coreServices.quotas,
     agents: agentDirectoryRef,
   },
-  init({ http, bus, orm, egress, config, logger, agents }) {
+  init({ http, bus, orm, egress, config, logger, quotas, agents }) {
     const settings = settingsOf(config);
-    const store = new RecordStore(bus, createRecordIndexer());
+    const store = new RecordStore(bus, createRecordIndexer(), quotas);
     // Static paths under /data/ (`/data/imports`) before `/data/:uuid`, which would take them for a table id.
-    registerImports({ http, bus, orm, egress, logger, settings });
+    registerImports({ http, bus, orm, egress, logger, settings, quotas });
     registerTableRoutes(http, { bus, searchLanguage: settings.searchLanguage });
     registerRecordRoutes(http, store);
     registerSearch({ http, bus, orm, egress, logger, agents, settings });

@@ -14,6 +14,7 @@ import {
   pageOf,
   pageWindow,
   type HttpService,
+  type QuotaService,
   type TSchema,
 } from '../../../core';
 import { AGENT_TOPICS, type AgentDeletedEvent } from '../agent-events';
@@ -28,7 +29,7 @@ import type { AgentWebhookEvent } from '../webhook-events';
 
 export const AgentParams = Type.Object({ uuid: ResourceId('agents.agent', 'The agent') });
 
-export function registerAgentRoutes(http: HttpService, service: AgentService, agent: TSchema, slots: SettingsSlotSchemas, events: readonly AgentWebhookEvent[]): void {
+export function registerAgentRoutes(http: HttpService, service: AgentService, agent: TSchema, slots: SettingsSlotSchemas, events: readonly AgentWebhookEvent[], quotas: QuotaService): void {
   const { reader } = service;
   const tags = ['agents'];
 
@@ -37,12 +38,14 @@ export function registerAgentRoutes(http: HttpService, service: AgentService, ag
       method: 'POST',
       path: '/api/v1/agents',
       summary: 'Create an agent',
-      description: 'The body is the PUT body with `name` required. A new agent is `pending` until activated.',
+      description: 'The body is the PUT body with `name` required. A new agent is `pending` until activated. 429 when the tenant has all the agents its `agents` quota allows.',
       tags,
       body: agentWriteSchema(slots, { create: true }),
       status: 201,
       response: DataEnvelope(agent),
+      errors: [429],
       handler: async ({ body, em, tenant }) => {
+        await quotas.check(em, 'agents', async () => (await em.count(Agent, {})) + 1);
         const created = em.create(Agent, { name: body.name });
         const changed = await applyAgentWrite(em, tenant.uuid, created, body, true);
         return service.saved(em, created, changed, AGENT_TOPICS.created);

@@ -4,6 +4,7 @@ import {
   NotFoundError,
   ValidationError,
   defineRoute,
+  type FieldErrors,
   findByUuid,
   pageOf,
   pageWindow,
@@ -22,14 +23,15 @@ const tags = ['conversations'];
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 
 /** Conversations: open, list, read and close. */
-export function registerConversationRoutes({ http, bus, agents }: ConversationsRuntime): void {
+export function registerConversationRoutes({ http, bus, agents, contacts }: ConversationsRuntime): void {
   http.route(
     defineRoute({
       method: 'POST',
       path: '/api/v1/conversations',
       summary: 'Open a conversation',
       description:
-        'Starts a conversation of an agent of this tenant (422 at `agent_uuid` otherwise) on a channel, `open` from now. ' +
+        'Starts a conversation of an agent of this tenant (422 at `agent_uuid` otherwise) on a channel, `open` from now; ' +
+        '`contact_uuid`, when given, must be a contact of this tenant (422 at `contact_uuid` otherwise; not checked when the contacts plugin is not installed). ' +
         'Channel adapters and API clients then record its turns with `POST /api/v1/conversations/{uuid}/messages`. ' +
         'Publishes `conversation.opened` (the `conversation_status` agent webhook event).',
       tags,
@@ -37,7 +39,10 @@ export function registerConversationRoutes({ http, bus, agents }: ConversationsR
       status: 201,
       response: DataEnvelope(ConversationSchema),
       handler: async ({ body, em }) => {
-        if (!(await agents.exists(body.agent_uuid))) throw ValidationError.field('agent_uuid', 'is not an agent of this tenant');
+        const errors: FieldErrors = {};
+        if (!(await agents.exists(body.agent_uuid))) errors.agent_uuid = ['is not an agent of this tenant'];
+        if (body.contact_uuid && contacts && !(await contacts.exists(em, body.contact_uuid))) errors.contact_uuid = ['is not a contact of this tenant'];
+        if (Object.keys(errors).length > 0) throw new ValidationError(errors);
         const now = new Date();
         const conversation = em.create(Conversation, {
           agentUuid: body.agent_uuid,

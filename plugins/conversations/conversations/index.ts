@@ -1,5 +1,6 @@
 import type { BusService, HttpService } from '../../../core';
 import type { AgentDirectory } from '../../agents';
+import type { ContactCheck } from '../contact-check';
 import type { SessionizationProvider } from '../sessionization-policy';
 import { registerConversationRoutes } from './conversation-routes';
 import { registerIdleSessionCloser } from './idle-session-closer';
@@ -12,6 +13,8 @@ export interface ConversationsRuntime {
   agents: AgentDirectory;
   /** The evaluation plugin's provider, else the configured default for every agent. */
   sessionization: SessionizationProvider;
+  /** The contacts plugin's check of `contact_uuid`; none when it is not installed. */
+  contacts?: ContactCheck;
 }
 
 /** Conversation, message, close and session routes, and the consumer that closes idle sessions. */

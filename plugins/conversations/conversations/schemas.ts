@@ -17,7 +17,7 @@ export const ConversationCreate = Type.Object(
     created_at: ConversationSchema.properties.created_at,
     updated_at: ConversationSchema.properties.updated_at,
     agent_uuid: ResourceId('agents.agent', 'The agent of this tenant who talks (422 when it is not one)'),
-    contact_uuid: Type.Optional(Type.Union([Uuid(), Type.Null()], { description: 'The contact talked to, when known' })),
+    contact_uuid: Type.Optional(Type.Union([ResourceId('contacts.contact'), Type.Null()], { description: 'The contact talked to, when known: a contact of this tenant (422 when it is not one)' })),
     channel: ChannelSchema,
     channel_label: Type.Optional(
       Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'How the channel is shown, e.g. `WhatsApp +34 600 000 000`; copied onto each message' }),

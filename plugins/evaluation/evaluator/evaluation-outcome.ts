@@ -63,7 +63,7 @@ export type Answer<T> = { ok: true; value: T; raw: string | null } | { ok: false
  */
 export class OutcomeRecorder {
   readonly outcome: EvaluationOutcome = {
-    results: {},
+    results: Object.create(null), // keyed by analyzer names, which users choose
     success: null,
     successReason: null,
     summary: null,

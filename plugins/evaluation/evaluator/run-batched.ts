@@ -16,7 +16,7 @@ export async function runBatched(recorder: OutcomeRecorder, plan: EvaluationPlan
   if (plan.success && !askSuccess) recorder.noSuccessPrompt();
   if (plan.analyzers.length === 0 && !askSuccess && !plan.summary) return;
 
-  const properties: Record<string, unknown> = {};
+  const properties: Record<string, unknown> = Object.create(null); // analyzer names are the user's
   for (const { name } of plan.analyzers) properties[name] = LABEL_ANSWER;
   if (askSuccess) properties[SUCCESS_ANALYZER] = SUCCESS_ANSWER;
   if (plan.summary) properties.summary = SUMMARY_ANSWER;

@@ -16,12 +16,14 @@ export function registerFlowRoutes(runtime: FlowsRuntime): void {
       method: 'POST',
       path: '/api/v1/flow',
       summary: 'Create a flow',
-      description: 'A new flow is a `draft` with no steps: add its trigger, then its actions, with `POST /api/v1/flow/{uuid}/steps`.',
+      description: 'A new flow is a `draft` with no steps: add its trigger, then its actions, with `POST /api/v1/flow/{uuid}/steps`. 429 when the tenant has all the flows its `flows` quota allows.',
       tags,
       body: FlowCreateBody,
       status: 201,
       response: DataEnvelope(FlowSchema),
+      errors: [429],
       handler: async ({ body, em }) => {
+        await runtime.quotas.check(em, 'flows', async () => (await em.count(Flow, {})) + 1);
         const flow = em.create(Flow, { name: body.name, description: body.description ?? '' });
         await em.flush();
         return renderFlow(em, runtime, flow);

@@ -14,7 +14,8 @@ export const fixtures: ResourceFixtures = {
       const credentials = auth?.schema?.examples?.[0];
       if (credentials === undefined) continue;
       const res = await api.post('/api/v1/flow/connections').send({ app_uid: uid, label: 'sweep', credentials }).expect(201);
-      return { 'flows.connection': res.body.data.uuid };
+      // `:uid`: the app's key in the path of routes that act on this connection (`POST /api/v1/flow/apps/:uid/options`).
+      return { 'flows.connection': res.body.data.uuid, ':uid': uid };
     }
     throw new Error('no installed connect app gives an example of its credentials (auth.schema.examples), so no flows.connection can be made');
   },

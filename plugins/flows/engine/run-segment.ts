@@ -4,6 +4,7 @@ import type { ExecutionStatus } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
 import type { DefinitionStep, FlowDefinition } from '../model/flow-definition';
 import { referencedSteps } from '../model/references';
+import type { ExecutionMetrics } from './execution-metrics';
 import { runAction } from './run-action';
 import { publishSegment, type SegmentMessage } from './segment-message';
 
@@ -66,6 +67,39 @@ async function loadVersion(em: EntityManager, tenant: TenantRef, uuid: string): 
   return version;
 }
 
+const COUNT_RUNNING = preparedStatement(
+  'flows.executions-running',
+  "select count(*)::int as n from (select 1 from flow_executions where tenant_uuid = $1 and status = 'running' limit $2) running",
+);
+
+/** Taken by a starting execution until its first segment commits (and it counts as running), without waiting for it. */
+const TRY_START_LOCK = preparedStatement('flows.executions-start-lock', 'select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked');
+
+/** How long an execution held back by the `concurrent_flow_executions` quota waits before it tries again. */
+const HOLD_MS = 1_000;
+/** ... and one held back only because another of its tenant's executions is starting at the same moment. */
+const BUSY_MS = 100;
+
+/**
+ * The `concurrent_flow_executions` quota: an execution about to start while its tenant already
+ * has as many running (paused ones included) waits, queued, and tries again a moment later,
+ * rather than failing: whoever started it (a trigger, the API) gets its execution all the same.
+ * Exact: a tenant's executions start one at a time under an advisory lock held until the
+ * starting segment commits (its status `running` then counts). An execution that finds the
+ * lock taken waits its turn the same way, so no worker's connection waits on the lock.
+ */
+async function heldBack(runtime: FlowsRuntime, em: EntityManager, tenant: TenantRef, payload: SegmentMessage): Promise<boolean> {
+  const limit = await runtime.quotas.limit(em, 'concurrent_flow_executions', tenant.uuid);
+  if (limit === 0) return false;
+  const [{ locked }] = await boundQuery<{ locked: boolean }>(em, TRY_START_LOCK, [`quota:${tenant.uuid}:concurrent_flow_executions`]);
+  const [{ n }] = locked ? await boundQuery<{ n: number }>(em, COUNT_RUNNING, [tenant.uuid, limit]) : [{ n: limit }];
+  if (n < limit) return false;
+  const wait = locked ? HOLD_MS : BUSY_MS;
+  // Jittered, so held executions do not all come back at once.
+  await publishSegment(runtime.bus, payload, new Date(Date.now() + wait + Math.random() * wait));
+  return true;
+}
+
 /** One step's record in RECORD_SEGMENT's array (a JSON null there is SQL NULL). */
 interface StepRecord {
   uuid: string;
@@ -88,7 +122,7 @@ interface StepRecord {
  * runs again from there, its pure steps harmlessly, and its one impure step (the last
  * of the segment) with the same idempotency key. No step is ever recorded twice.
  */
-export async function runSegment(runtime: FlowsRuntime, em: EntityManager, message: BusMessage<SegmentMessage>): Promise<void> {
+export async function runSegment(runtime: FlowsRuntime, em: EntityManager, message: BusMessage<SegmentMessage>, executions?: ExecutionMetrics): Promise<void> {
   const { payload } = message;
   const tenant = runtime.tenants.require();
   // Raw SQL, one round trip per statement (the tenant is an explicit condition, as the tenant filter would add). The row
@@ -97,6 +131,7 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
   const [execution] = await boundQuery<ExecutionRow>(em, LOCK_EXECUTION, [payload.execution_uuid, tenant.uuid]);
   // Gone (pruned), done, or this segment already ran: a stale or repeated message.
   if (!execution || execution.segment !== payload.segment || execution.status === 'succeeded' || execution.status === 'failed') return;
+  if (execution.status === 'queued' && (await heldBack(runtime, em, tenant, payload))) return;
   const version = await loadVersion(em, tenant, execution.version_uuid);
   if (!version) throw new Error(`flow version ${execution.version_uuid} of execution ${execution.uuid} is missing`);
   const { definition } = version;
@@ -199,4 +234,5 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
   };
   await run();
   await persist();
+  if (changes.status === 'succeeded' || changes.status === 'failed') executions?.finished(changes.status);
 }

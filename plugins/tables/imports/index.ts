@@ -1,4 +1,4 @@
-import type { BusService, Egress, HttpService, Logger, OrmService } from '../../../core';
+import type { BusService, Egress, HttpService, Logger, OrmService, QuotaService } from '../../../core';
 import type { TablesSettings } from '../tables-config';
 import { TABLE_TOPICS, type ImportJob } from '../topics';
 import { registerImportRoutes } from './import-routes';
@@ -11,6 +11,7 @@ export interface ImportDeps {
   egress: Egress;
   logger: Logger;
   settings: TablesSettings;
+  quotas?: QuotaService;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BusMessage, BusService, Egress, Logger, OrmService } from '../../../core';
+import type { BusMessage, BusService, Egress, Logger, OrmService, QuotaService } from '../../../core';
+import { rowRoom } from '../records/row-quota';
 import { TableImport } from '../entities';
 import type { ColumnType } from '../model/column-types';
 import { findTable } from '../tables/find-table';
@@ -21,6 +22,8 @@ export interface ImportRunnerDeps {
   egress: Egress;
   logger: Logger;
   settings: TablesSettings;
+  /** The tenant's `table_rows` quota: an import past it fails with the quota's message, its rows rolled back. */
+  quotas?: QuotaService;
 }
 
 /** Deliveries of an import job; after the last one an unexpected failure fails the import instead of retrying it. */
@@ -185,12 +188,16 @@ async function importRows(
   const columns = await planColumns(tx, table, names, types);
   const writer = new RecordWriter(tx, tenantUuid, table.uuid);
   const errors = new RowErrors();
+  const quota = await rowRoom(deps.quotas, tx, tenantUuid);
+  let added = 0;
   const take = async (item: ImportItem) => {
     if (item.kind === 'bad-row') return errors.add(item.row, item.message);
     if (item.kind !== 'row') throw new ImportSourceError('The source named its columns twice');
     const checked = recordValues(columns, item.cells);
-    if ('problem' in checked) errors.add(item.row, checked.problem);
-    else await writer.add(checked.values);
+    if ('problem' in checked) return errors.add(item.row, checked.problem);
+    // Handled like a source that cannot be read: the import fails with the quota's message and is not retried.
+    if (++added > quota.room) throw new ImportSourceError(quota.error!.message);
+    await writer.add(checked.values);
   };
   try {
     for (const item of sample) await take(item);

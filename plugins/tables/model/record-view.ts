@@ -11,7 +11,8 @@ export function recordJson(
   columns: readonly Pick<TableColumn, 'name' | 'key'>[],
   record: Pick<TableRecord, 'uuid' | 'tableUuid' | 'values' | 'createdAt' | 'updatedAt'>,
 ): RecordJson {
-  const values: Record<string, unknown> = {};
+  // Column names are the user's: `__proto__` would be swallowed by a plain object's setter.
+  const values: Record<string, unknown> = Object.create(null);
   for (const column of columns) values[column.name] = record.values[column.key] ?? null;
   return {
     uuid: record.uuid,

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ValidationError, newUuid, type BusService, type FieldErrors } from '../../../core';
+import { ValidationError, newUuid, type BusService, type FieldErrors, type QuotaService } from '../../../core';
 import type { RecordFilter, RecordSort } from '../model/operators';
 import type { RecordIndexer } from '../model/record-indexer';
 import type { RecordJson } from '../model/views';
@@ -12,6 +12,7 @@ import { compileOrder } from './record-order';
 import { joinSql, sql, type Sql } from './record-sql';
 import { checkValues, type ValueReading, type ValuesInput } from './record-values';
 import { RECORD_COLUMNS, type RecordRow, type TableShape } from './table-shape';
+import { checkRowQuota } from './row-quota';
 
 export interface RecordChange {
   uuid: string;
@@ -57,6 +58,8 @@ export class RecordStore {
   constructor(
     readonly bus: BusService,
     readonly indexer: RecordIndexer,
+    /** The tenant's `table_rows` quota, checked before each insert. */
+    readonly quotas?: QuotaService,
   ) {}
 
   private run<T>(em: EntityManager, statement: Sql): Promise<T[]> {
@@ -79,6 +82,7 @@ export class RecordStore {
     const problems: FieldErrors = {};
     const checked = inputs.map((input, index) => checkValues(shape, input, paths.values(index), reading, problems));
     throwIfAny(problems);
+    await checkRowQuota(this.quotas, em, shape.table.tenantUuid, inputs.length);
 
     const now = new Date();
     const rows: RecordRow[] = checked.map((values) => {

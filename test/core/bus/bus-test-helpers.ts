@@ -1,4 +1,8 @@
 import type { TestKernel } from '../../../core/testing';
+import { waitFor } from '../../../core/testing';
+
+/** Re-exported for the tests that import it from here. */
+export { waitFor };
 
 export interface Effect {
   consumer: string;
@@ -14,16 +18,6 @@ export interface Effect {
 
 export async function effects(kit: TestKernel): Promise<Effect[]> {
   return kit.kernel.orm.em.fork().getConnection().execute('select * from probe_effects order by id');
-}
-
-export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

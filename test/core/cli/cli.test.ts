@@ -1,32 +1,12 @@
-import { execFile } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import supertest from 'supertest';
 import { createTestDatabase } from '../../../core/testing';
 import { startTestKernel } from '../../../core/testing';
+import { ROOT, switchboard } from './cli-helpers';
 
-const run = promisify(execFile);
-/** With DATABASE_URL a key must be given (none is generated when several machines share the database). */
-const SECRETS_KEY = crypto.randomBytes(32).toString('base64');
-const ROOT = path.resolve(__dirname, '../../..');
 const EXAMPLES = path.join(ROOT, 'examples/plugins');
-
-/** Runs `switchboard <args>` as a user would, with only the given environment. */
-async function switchboard(args: string[], env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SECRETS_KEY, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('switchboard CLI', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -73,7 +53,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }

@@ -71,6 +71,16 @@ describe('embedded PostgreSQL (no DATABASE_URL)', () => {
     expect(fs.statSync(path.join(dataDir, 'postgres.password')).mode & 0o777).toBe(0o600);
     await supertest(first.url).get('/readyz').expect(200);
     const { token } = await first.tenants.createTenant({ slug: 'acme' });
+    // It connects as the application role, for which the tenant tables' row-level security policies hold.
+    const [role] = await first.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select current_user as name, r.rolsuper as superuser, r.rolbypassrls as bypass, ` +
+          `(select relforcerowsecurity from pg_class where relname = 'example_notes') as forced, ` +
+          `(select pg_get_userbyid(relowner) from pg_class where relname = 'example_notes') as owner from pg_roles r where r.rolname = current_user`,
+      );
+    expect(role).toEqual({ name: 'switchboard_app', superuser: false, bypass: false, forced: true, owner: 'switchboard_app' });
     const pid = postmasterPid(dataDir);
     await first.stop();
     expect(alive(pid)).toBe(false);
@@ -82,6 +92,29 @@ describe('embedded PostgreSQL (no DATABASE_URL)', () => {
       await supertest(second.url).get('/api/v1/notes').set('Host', 'acme.localhost').set('Authorization', `Bearer ${token}`).expect(200);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('a second command on the same port without the server\'s DATA_DIR names that DATA_DIR and leaves no folder of its own behind', async () => {
+    const first = await boot(dataDir, port);
+    await first.start();
+    try {
+      const elsewhere = path.join(path.dirname(dataDir), 'second-terminal', 'data');
+      await expect(boot(elsewhere, port)).rejects.toThrow(`run this command with DATA_DIR=${dataDir}`);
+      expect(fs.existsSync(elsewhere)).toBe(false);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('a port held by another program is said to be so; the DATA_DIR the command made is removed', async () => {
+    const holder = net.createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => holder.listen(port, '127.0.0.1', resolve));
+    try {
+      await expect(boot(dataDir, port)).rejects.toThrow(/port \d+ \(EMBEDDED_POSTGRES_PORT\) is in use by another program/);
+      expect(fs.existsSync(dataDir)).toBe(false);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
     }
   });
 

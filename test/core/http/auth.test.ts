@@ -85,7 +85,7 @@ describe('admin API', () => {
 
   it('creates a tenant, then a token that works at once; lists tenants; refuses a duplicate slug', async () => {
     const res = await kit.admin.post('/admin/v1/tenants').send({ slug: 'globex', name: 'Globex' }).expect(201);
-    expect(res.body.data).toEqual({ uuid: expect.any(String), slug: 'globex', name: 'Globex', created_at: expect.any(String) });
+    expect(res.body.data).toEqual({ uuid: expect.any(String), slug: 'globex', name: 'Globex', status: 'active', created_at: expect.any(String) });
     const token = await kit.admin.post('/admin/v1/tenants/globex/tokens').send({ name: 'first' }).expect(201);
     expect(token.body.data).toEqual({ uuid: expect.any(String), name: 'first', scopes: ['read', 'write'], token: expect.stringMatching(/^sbt_/), created_at: expect.any(String) });
     await kit.client({ host: 'globex.localhost', token: token.body.data.token }).post('/api/v1/notes').send({ title: 'hi' }).expect(201);

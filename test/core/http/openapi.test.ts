@@ -123,10 +123,10 @@ describe('OpenAPI document and docs page', () => {
 
   it('documents the error envelopes as shared components', () => {
     const read = document.paths['/api/v1/notes/{uuid}'].get;
-    expect(Object.keys(read.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '422', '500', '503']);
+    expect(Object.keys(read.responses).sort()).toEqual(['200', '400', '401', '403', '404', '413', '422', '429', '500', '503']);
     expect(document.components.responses.NotFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
     expect(document.components.responses.ValidationFailed.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ValidationErrorEnvelope' });
-    expect(document.components.responses.BadRequest.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/BadRequestEnvelope' });
+    expect(document.components.responses.BadRequest.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
     expect(document.components.responses.InternalError.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/InternalErrorEnvelope' });
     expect(document.components.schemas.ErrorEnvelope.required).toEqual(['success', 'message', 'data']);
     // Admin routes answer only with the admin token: 401, never 403.

@@ -88,6 +88,30 @@ describe('multipart uploads', () => {
     expect(res.body.errors).toEqual({ document: ['unexpected file; send it as "file"'] });
   });
 
+  it('400 for a body cut off inside the file part; nothing reaches the handler and the server keeps serving', async () => {
+    // No closing boundary: busboy errors the file stream ("Unexpected end of form"), which once ended the process.
+    const res = await kit.api
+      .post('/api/v1/upload-probe')
+      .set('Content-Type', 'multipart/form-data; boundary=xyz')
+      .send('--xyz\r\nContent-Disposition: form-data; name="label"\r\n\r\nx\r\n--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nq,a\n1,2')
+      .expect(400);
+    expect(res.body).toEqual({ success: false, message: expect.stringContaining('Malformed multipart body'), data: [] });
+    expect(seen).toEqual([]);
+    await kit.api.get('/healthz').expect(200);
+  });
+
+  it('keeps form fields named like Object.prototype members as data (422 for unknown ones, never a 500)', async () => {
+    const res = await kit.api
+      .post('/api/v1/upload-probe')
+      .field('label', 'x')
+      .field('__proto__', 'p')
+      .field('constructor', 'c')
+      .attach('file', Buffer.from('x'), { filename: 'x.csv' })
+      .expect(422);
+    // Parsed from text: an object literal would read `__proto__` as the prototype.
+    expect(res.body.errors).toEqual(JSON.parse('{"__proto__": ["is not allowed"], "constructor": ["is not allowed"]}'));
+  });
+
   it('415 for a JSON body', async () => {
     await kit.api.post('/api/v1/upload-probe').send({ label: 'x' }).expect(415);
   });

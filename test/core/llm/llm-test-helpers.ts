@@ -2,13 +2,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createEgress, type Egress } from '../../../core/egress';
 import { createOrm } from '../../../core/data/orm';
 import { createOpenAiCompatibleProvider, type LlmConfig, type OpenAiCompatibleProviderOptions } from '../../../core/llm';
-import { LlmUsage } from '../../../core/llm/llm-usage.entity';
 import type { Logger } from '../../../core/logging/logger';
-import { ApiToken } from '../../../core/tenancy/api-token.entity';
-import { Tenant } from '../../../core/tenancy/tenant.entity';
+import { coreEntities } from '../../../core/kernel/core-entities';
 import { createTestDatabase } from '../../../core/testing';
-import { Migration0001Tenancy } from '../../../migrations/0001-tenancy';
-import { Migration0003LlmUsage } from '../../../migrations/0003-llm-usage';
+import { coreMigrations } from '../../../migrations';
 import { captureLogger } from '../../../core/testing/capture-logger';
 export { captureLogger };
 
@@ -37,11 +34,9 @@ export async function startUsageDatabase(logger: Logger): Promise<{ orm: MikroOR
   const database = await createTestDatabase();
   const orm = createOrm({
     clientUrl: database.url,
-    entities: [Tenant, ApiToken, LlmUsage],
-    migrations: [
-      { name: 'core/0001-tenancy', class: Migration0001Tenancy },
-      { name: 'core/0003-llm-usage', class: Migration0003LlmUsage },
-    ],
+    // The kernel's whole schema: its migrations change the tenants table too.
+    entities: coreEntities,
+    migrations: coreMigrations.map((migration) => ({ ...migration, name: `core/${migration.name}` })),
     poolMax: 5,
     logger,
   });

@@ -98,13 +98,14 @@ const createAnalyzer = (api: Api, analyzerId: string, extra: Json = {}) =>
 
 const createAgent = async (api: Api): Promise<string> => (await api.post('/api/v1/agents').send({ name: 'Sales' }).expect(201)).body.data.agent_uuid;
 
-/** A conversation of the contact with these turns (customer first), closed: returns its session. */
-async function closedSession(api: Api, agent: string, contact: string | null, turns: string[]): Promise<string> {
+/** A conversation of the contact with these turns (customer first), closed: returns its session. `opened` runs once it is open. */
+async function closedSession(api: Api, agent: string, contact: string | null, turns: string[], opened?: () => Promise<unknown>): Promise<string> {
   const conversation = await api
     .post('/api/v1/conversations')
     .send({ agent_uuid: agent, channel: 'chat', ...(contact ? { contact_uuid: contact } : {}) })
     .expect(201);
   const uuid: string = conversation.body.data.uuid;
+  await opened?.();
   let session = '';
   for (const [index, content] of turns.entries()) {
     const res = await api
@@ -307,7 +308,9 @@ describe('the session.closed consumer', () => {
     ];
     await createAnalyzer(tenant.api, 'b_city');
     sessions.push(await closedSession(tenant.api, agent, null, [`still nobody ${words}`, 'ok']));
-    sessions.push(await closedSession(tenant.api, agent, newUuid(), [`a stranger ${words}`, 'ok']));
+    // A conversation only takes a contact of the tenant: the contact is unknown by the time it closes (deleted meanwhile).
+    const stranger = await createContact(tenant, { name: 'Stranger' });
+    sessions.push(await closedSession(tenant.api, agent, stranger, [`a stranger ${words}`, 'ok'], () => tenant.api.delete(`/api/v1/contacts/${stranger}`).expect(200)));
     for (const session of sessions) await handled(session);
     expect(requestsAbout(words)).toHaveLength(0);
     expect(await approvalsOf(tenant.api, contact)).toEqual([]);

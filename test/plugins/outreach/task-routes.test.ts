@@ -2,7 +2,7 @@ import { startTestKernel, type TestKernel } from '../../../core/testing';
 import { sweepCrossTenant } from '../../../core/testing/cross-tenant-sweep';
 import { fixtures as agentFixtures } from '../../../plugins/agents/testing';
 import { fixtures as contactFixtures } from '../../../plugins/contacts/testing';
-import { fixtures as outreachFixtures } from '../../../plugins/outreach/testing';
+import { fixtures as outreachFixtures, unswept as outreachUnswept } from '../../../plugins/outreach/testing';
 import { taskSecretColumn } from '../../../plugins/outreach/tasks/task-secret';
 import {
   ISO,
@@ -463,8 +463,13 @@ describe('tenant isolation', () => {
   it('another tenant’s task ids answer 404 on every task route (cross-tenant sweep)', async () => {
     const routes = kit.kernel.registry.list().filter((route) => route.path.startsWith('/api/v1/tasks/'));
     expect(routes.map((route) => `${route.method} ${route.path}`).sort()).toEqual(['GET /api/v1/tasks/:uuid', 'PATCH /api/v1/tasks/:uuid', 'POST /api/v1/tasks/:uuid/cancel']);
-    const results = await sweepCrossTenant({ ...kit, kernel: { registry: { list: () => routes } } } as unknown as TestKernel, { ...agentFixtures, ...contactFixtures, ...outreachFixtures });
-    expect(results).toEqual(routes.map((route) => ({ route: `${route.method} ${route.path}` })));
+    const results = await sweepCrossTenant(kit, { ...agentFixtures, ...contactFixtures, ...outreachFixtures }, { only: (route) => routes.includes(route), unswept: outreachUnswept });
+    expect(results.filter((result) => !result.member)).toEqual(routes.map((route) => ({ route: `${route.method} ${route.path}` })));
+    // PATCH's agent_uuid and contact_uuid refuse another tenant's (its campaign_uuid and rule_uuid cannot change at all: listed as skipped).
+    expect(results.filter((result) => result.member && !result.skipped)).toEqual([
+      { route: 'PATCH /api/v1/tasks/:uuid', member: 'agent_uuid' },
+      { route: 'PATCH /api/v1/tasks/:uuid', member: 'contact_uuid' },
+    ]);
   });
 
   it('lists only the tenant’s own tasks', async () => {

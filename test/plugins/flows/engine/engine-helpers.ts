@@ -1,5 +1,9 @@
 import path from 'node:path';
 import type { TestKernel, TestTenant } from '../../../../core/testing';
+import { waitFor } from '../../../../core/testing';
+
+/** Re-exported for the tests that import it from here. */
+export { waitFor };
 
 export const AGENTS = path.resolve(__dirname, '../../../../plugins/agents');
 export const FLOWS = path.resolve(__dirname, '../../../../plugins/flows');
@@ -113,12 +117,3 @@ export async function finished(kit: TestKernel, uuid: string, timeoutMs = 15_000
   return waitFor(() => executionRow(kit, uuid), (row) => row?.status === 'succeeded' || row?.status === 'failed', timeoutMs);
 }
 
-export async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(value)?.slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

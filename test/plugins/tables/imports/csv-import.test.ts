@@ -34,6 +34,16 @@ describe('POST /api/v1/data/import/copypaste', () => {
     ]);
   });
 
+  it('keeps columns named like Object.prototype members, values included', async () => {
+    const text = '__proto__,constructor,toString\nx,y,z\n';
+    const res = await kit.api.post('/api/v1/data/import/copypaste').send({ text, name: 'Prototype names' }).expect(202);
+    const done = await finished(kit.api, res.body.data.uuid);
+    expect(done).toMatchObject({ status: 'completed', rows_imported: 1 });
+    const records = await kit.api.get(`/api/v1/data/${done.table_uuid}/records`).expect(200);
+    // Parsed from text: an object literal would read `__proto__` as the prototype.
+    expect(records.body.data.items.map((item: { values: unknown }) => item.values)).toEqual([JSON.parse('{"__proto__": "x", "constructor": "y", "toString": "z"}')]);
+  });
+
   it('infers number, date, boolean, url and text columns from the data', async () => {
     const done = await paste(kit.api, {
       text: [

@@ -44,6 +44,15 @@ describe('POST /api/v1/data/{uuid}/records: one record', () => {
     expect(list.body.data.values).toMatchObject({ name: 'Listed', price: 3 });
   });
 
+  it('stores and shows values of columns named like Object.prototype members', async () => {
+    const odd = await createTable(kit.api, JSON.parse('{"__proto__": "text", "constructor": "number"}'), 'Odd names');
+    // JSON.parse: an object literal would read `__proto__` as the prototype.
+    const values = JSON.parse('{"__proto__": "kept", "constructor": 7}');
+    const res = await kit.api.post(`/api/v1/data/${odd.uuid}/records`).send({ values }).expect(201);
+    expect(res.body.data.values).toEqual(values);
+    await kit.api.get(`/api/v1/data/${odd.uuid}/records/${res.body.data.uuid}`).expect(200, res.body);
+  });
+
   it('refuses unknown columns and badly addressed values at their paths', async () => {
     expect(await problemsOf({ colour: 'red', name: 'x' })).toEqual({ 'values.colour': ['is not a column of this table'] });
     expect(await problemsOf([{ column_id: MISSING, value: 1 }, { column_name: 'weight', value: 2 }])).toEqual({
