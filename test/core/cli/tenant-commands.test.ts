@@ -4,6 +4,12 @@ import { createTestDatabase, startTestKernel, waitFor } from '../../../core/test
 import { ROOT, switchboard } from './cli-helpers';
 
 const NOTES = path.join(ROOT, 'examples/plugins/notes');
+/**
+ * Each `switchboard` call boots a kernel with every plugin in a process of its own (the
+ * first on a fresh clone also compiles the TypeScript): seconds each on a busy machine.
+ * This bounds a hang; the tests wait for the processes, never for a fixed time.
+ */
+const CLI_TEST_TIMEOUT_MS = 120_000;
 
 describe('switchboard tenant delete', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -21,11 +27,13 @@ describe('switchboard tenant delete', () => {
     expect(deletion).toMatchObject({ tenant_slug: 'acme', status: 'done', deleted_rows: 1 }); // its one token
     expect(deletion.finished_at).toEqual(expect.any(String));
     expect((await switchboard(['tenant', 'create', 'acme'], env)).code).toBe(0);
+  }, CLI_TEST_TIMEOUT_MS);
 
-    const unknown = await switchboard(['tenant', 'delete', 'nobody'], env);
+  it('says so for a tenant that does not exist', async () => {
+    const unknown = await switchboard(['tenant', 'delete', 'nobody'], { DATABASE_URL: database.url });
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('Tenant "nobody" not found');
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 
   it('without --wait, the token stops at once and a running worker deletes the data', async () => {
     const kit = await startTestKernel({ plugins: [NOTES], databaseUrl: database.url, tenant: 'keeper', config: { authCacheTtlMs: 600_000 } });
@@ -46,5 +54,5 @@ describe('switchboard tenant delete', () => {
     } finally {
       await kit.stop();
     }
-  });
+  }, CLI_TEST_TIMEOUT_MS);
 });
