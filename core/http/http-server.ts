@@ -32,13 +32,7 @@ export class HttpServer {
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve(this.server.address() as AddressInfo);
-      });
-    });
+    return listenOn(this.server, port, host);
   }
 
   async drain(timeoutMs: number): Promise<void> {
@@ -79,4 +73,15 @@ function expressMessageClasses(app: Express): { IncomingMessage: typeof http.Inc
   }
   ExpressResponse.prototype = app.response;
   return { IncomingMessage: ExpressRequest as never, ServerResponse: ExpressResponse as never };
+}
+
+/** Listens, rejecting on a failure to bind (a port in use) rather than emitting it. */
+export function listenOn(server: http.Server, port: number, host: string): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
 }

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'express';
 import { UnauthorizedError } from '../http/http-errors';
+import { listenOn } from '../http/http-server';
 import type { Metrics } from './metrics';
 
 export const METRICS_PATH = '/metrics';
@@ -61,13 +62,7 @@ export class MetricsServer {
   }
 
   listen(port: number, host: string): Promise<AddressInfo> {
-    return new Promise((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(port, host, () => {
-        this.server.off('error', reject);
-        resolve(this.server.address() as AddressInfo);
-      });
-    });
+    return listenOn(this.server, port, host);
   }
 
   /** Stops at once: a scrape cut short is simply missed. */
