@@ -15,6 +15,7 @@ export {
   type ReadinessService,
   type ProcessRole,
 } from './services/core-services';
+export { EventStream, wantsEventStream, type EventStreamWriter } from './http/event-stream';
 export { defineRoute, Reply, JsonText, type RouteDefinition, type HandlerContext, type HttpMethod, type RouteAuth, type Scope } from './http/route';
 export {
   HttpError,
@@ -47,6 +48,10 @@ export {
 } from './egress';
 export type {
   ChatMessage,
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
   ChatRequest,
   ChatResult,
   ToolCall,

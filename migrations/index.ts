@@ -6,6 +6,7 @@ import { Migration0004BusWakeAfterCommit } from './0004-bus-wake-after-commit';
 import { Migration0005IdempotencyKeys } from './0005-idempotency-keys';
 import { Migration0006TenantLifecycle } from './0006-tenant-lifecycle';
 import { Migration0007Limits } from './0007-limits';
+import { Migration0008LlmUsageAgent } from './0008-llm-usage-agent';
 
 /** The kernel's own migrations, oldest first. Plugins keep theirs in their own folder. */
 export const coreMigrations: PluginMigration[] = [
@@ -16,4 +17,5 @@ export const coreMigrations: PluginMigration[] = [
   { name: '0005-idempotency-keys', class: Migration0005IdempotencyKeys },
   { name: '0006-tenant-lifecycle', class: Migration0006TenantLifecycle },
   { name: '0007-limits', class: Migration0007Limits },
+  { name: '0008-llm-usage-agent', class: Migration0008LlmUsageAgent },
 ];

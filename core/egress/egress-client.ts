@@ -37,6 +37,13 @@ export interface EgressRequestOptions {
   retries?: number;
   /** Cancels the call (the caller's own reason is thrown). */
   signal?: AbortSignal;
+  /**
+   * Reads a 2xx answer's body as it arrives (a streamed answer: Server-Sent Events)
+   * instead of holding it: each chunk is passed here, the response's `body` is then
+   * empty, and `maxResponseBytes` and `timeoutMs` still bound the whole. An error thrown
+   * here ends the call and is thrown as it is. Other statuses are read whole, as usual.
+   */
+  onChunk?: (chunk: Buffer) => void;
 }
 
 export interface EgressResponse {
@@ -143,7 +150,8 @@ export class EgressClient implements Egress {
           redirects++;
           continue;
         }
-        const body = await readCapped(response, maxResponseBytes);
+        const streamed = options.onChunk && response.statusCode >= 200 && response.statusCode < 300;
+        const body = streamed ? await passCapped(response, maxResponseBytes, options.onChunk!) : await readCapped(response, maxResponseBytes);
         this.settings.logger.debug('egress call', {
           method,
           host: target.host,
@@ -156,6 +164,7 @@ export class EgressClient implements Egress {
         return toResponse(response, body, target, redirects);
       }
     } catch (error) {
+      if (error instanceof ChunkHandlerFailure) throw error.cause;
       // The caller's own cancellation is not an egress failure: it gets its reason back.
       if (options.signal?.aborted && !deadline.signal.aborted) throw options.signal.reason;
       const failure = this.classify(error, call);
@@ -331,6 +340,30 @@ async function readCapped(response: Dispatcher.ResponseData, maxBytes: number): 
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
+}
+
+/** What a caller's `onChunk` threw: passed through as it is, never classified as a network failure. */
+class ChunkHandlerFailure {
+  constructor(readonly cause: unknown) {}
+}
+
+/** Hands the body to `onChunk` piece by piece, within the same cap as readCapped. */
+async function passCapped(response: Dispatcher.ResponseData, maxBytes: number, onChunk: (chunk: Buffer) => void): Promise<Buffer> {
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.body.destroy();
+      throw new EgressResponseTooLargeError(maxBytes);
+    }
+    try {
+      onChunk(chunk);
+    } catch (error) {
+      response.body.destroy();
+      throw new ChunkHandlerFailure(error);
+    }
+  }
+  return Buffer.alloc(0);
 }
 
 /** Drops a body we will not use; a short one is drained so the connection can be reused. */

@@ -25,6 +25,7 @@ import type { Readiness } from './readiness';
 import { buildOpenApiDocument, OPENAPI_PATH, type OpenApiOptions } from './openapi';
 import { docsPage } from './docs-page';
 import { JsonText, Reply } from './route';
+import { EventStream } from './event-stream';
 import type { CompiledRoute, RouteRegistry } from './route-registry';
 import { MalformedPathError, RouteTable } from './route-table';
 import type { Metrics } from '../metrics/metrics';
@@ -230,6 +231,11 @@ function routeHandler(route: CompiledRoute, options: ExpressAppOptions): RouteEn
         route.handler({ params, query, body, tenant: tenant!, em: scoped, requestId: work.requestId!, req, file: upload?.file });
       const run = () => (keyed ? idempotency.run(keyed, em, route, invoke) : route.transactional ? em.transactional((tx) => invoke(tx)) : invoke(em));
       const result = context ? await run() : await runInContext(work, run);
+      // Run in the request's context too: the stream's work is the request's (tenant, logs).
+      if (result instanceof EventStream) {
+        const pipe = () => result.pipe(res, options.logger, streamErrorOf);
+        return void (await (context ? pipe() : runInContext(work, pipe)));
+      }
       send(res, route, result);
     } catch (error) {
       next(error);
@@ -294,6 +300,12 @@ function dataHttpError(data: DataError): HttpError {
   if (data.code === '23503') return ValidationError.field('body', 'refers to a record that does not exist');
   if (data.code.startsWith('23')) return ValidationError.field('body', 'violates a constraint of the stored data');
   return ValidationError.field('body', `holds a value that cannot be stored (${data.message})`);
+}
+
+/** An error after a stream's headers went out: sent as its `error` event (event-stream.ts). */
+function streamErrorOf(error: unknown): { status: number; body: unknown } | undefined {
+  const httpError = toHttpError(error);
+  return httpError && { status: httpError.status, body: httpError.body() };
 }
 
 function toHttpError(error: any): HttpError | undefined {

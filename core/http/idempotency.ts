@@ -8,6 +8,7 @@ import { IdempotencyStore, type Existing, type KeyedRequest, type StoredResponse
 import type { UploadedFile } from './multipart-upload';
 import { JsonText, Reply, type HttpMethod, type RouteAuth } from './route';
 import type { CompiledRoute } from './route-registry';
+import { EventStream } from './event-stream';
 
 /**
  * `Idempotency-Key` on POST, with Stripe's semantics (README "Retrying requests safely"):
@@ -100,7 +101,18 @@ export class Idempotency {
       await this.store.release(request, claimed).catch((failure) => this.logger.warn('could not free an idempotency key; it frees itself when its lease runs out', { error: String(failure) }));
       throw error;
     }
-    const response = storedResponseOf(route, result);
+    // A stream's answer is known when it ends: its final value is kept as the JSON answer a retry replays.
+    if (result instanceof EventStream) {
+      result.onSettled((outcome) =>
+        'value' in outcome ? this.complete(request, claimed, storedResponseOf(route, outcome.value)) : this.store.release(request, claimed).catch(() => undefined),
+      );
+      return result;
+    }
+    await this.complete(request, claimed, storedResponseOf(route, result));
+    return result;
+  }
+
+  private async complete(request: KeyedRequest, claimed: string, response: StoredResponse): Promise<void> {
     try {
       if (response.status < 500) await this.store.complete(request, claimed, response);
       else await this.store.release(request, claimed);
@@ -108,7 +120,6 @@ export class Idempotency {
       // The work is done: answering it beats a 5xx that invites a retry of work already done.
       this.logger.warn('could not store an idempotent response; the key frees itself when its lease runs out', { error: String(failure) });
     }
-    return result;
   }
 
   /** In a transaction: 409 while the key is taken, 422 for another request, the stored response, or undefined to run. */

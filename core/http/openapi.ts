@@ -52,6 +52,8 @@ interface Operation {
   response?: TSchema;
   /** Media type of the success body. */
   mediaType: string;
+  /** Also answers `Accept: text/event-stream` with these events (route.ts `streams`). */
+  streams?: { description: string };
   /** Statuses this operation can answer besides those its auth and inputs imply. */
   errors: number[];
   /** Responses no shared component describes (e.g. /readyz's own 503). */
@@ -243,6 +245,7 @@ function fromRoute(route: CompiledRoute): Operation {
     status: route.status,
     response: route.response,
     mediaType: 'application/json',
+    streams: route.streams,
     // Every registry route runs on a forked EntityManager, so the database can be down.
     errors: [...(route.errors ?? []), 503],
   };
@@ -259,7 +262,14 @@ function describeOperation(op: Operation, operationId: string, components: Compo
   responses[status] = {
     description: STATUS_CODES[status] ?? 'Success',
     headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' }, ...(takesIdempotencyKey(op.method, op.auth) ? { [REPLAYED_HEADER]: REPLAYED_HEADER_DOC } : {}) },
-    ...(op.response ? { content: { [op.mediaType]: { schema: components.shared(plainJson(op.response)) } } } : {}),
+    ...(op.response
+      ? {
+          content: {
+            [op.mediaType]: { schema: components.shared(plainJson(op.response)) },
+            ...(op.streams ? { 'text/event-stream': { schema: { type: 'string', description: op.streams.description } } } : {}),
+          },
+        }
+      : {}),
   };
   for (const [code, response] of Object.entries(op.extraResponses ?? {})) {
     responses[code] = { headers: { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }, ...plainJson(response) };

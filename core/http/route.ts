@@ -88,6 +88,11 @@ export interface RouteDefinition<
   /** Success status (default 200) and its body schema. */
   status?: number;
   response?: TSchema;
+  /**
+   * The route answers `Accept: text/event-stream` with Server-Sent Events (the handler
+   * returns an EventStream, event-stream.ts): what the events are, for the OpenAPI document.
+   */
+  streams?: { description: string };
   /** Error statuses this route can answer besides the ones every route has. */
   errors?: number[];
   /** Run inside one transaction; defaults to true for everything but GET. */

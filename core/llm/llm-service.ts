@@ -45,11 +45,11 @@ export function createLlmService(options: LlmServiceOptions): KernelLlmService {
     } catch (error) {
       // A failed call is recorded too: it may have cost tokens, and failures per tenant and purpose are worth seeing.
       const model = (error instanceof LlmError ? error.model : undefined) ?? request.model ?? null;
-      recorder.record({ tenantUuid, provider: provider.id, model, purpose, usage: undefined, durationMs: durationMs(), status: 'error' });
+      recorder.record({ tenantUuid, provider: provider.id, model, purpose, agentUuid: request.agentUuid, usage: undefined, durationMs: durationMs(), status: 'error' });
       options.metrics?.call({ tenant: tenant?.slug, model, status: 'error', usage: undefined });
       throw error;
     }
-    recorder.record({ tenantUuid, provider: provider.id, model: result.model, purpose, usage: result.usage, durationMs: durationMs(), status: 'ok' });
+    recorder.record({ tenantUuid, provider: provider.id, model: result.model, purpose, agentUuid: request.agentUuid, usage: result.usage, durationMs: durationMs(), status: 'ok' });
     if (tenantUuid) options.tokenQuota?.record(tenantUuid, result.usage);
     options.metrics?.call({ tenant: tenant?.slug, model: result.model, status: 'ok', usage: result.usage });
     return result;

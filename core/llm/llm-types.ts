@@ -79,6 +79,17 @@ export interface ChatRequest {
   apiKey?: string;
   /** What the call is for, e.g. `evaluation.analyzer`: recorded with its usage. */
   purpose?: string;
+  /** The agent the call is for: recorded with its usage, so usage can be read per agent. */
+  agentUuid?: string;
+  /**
+   * Streams the answer: called with each piece of the answer's text as the server sends
+   * it (`stream: true` on the OpenAI wire). The call still resolves to the whole result,
+   * tool calls assembled. A failure after the first piece is not retried (the caller has
+   * shown it), one before it is, as without streaming.
+   */
+  onDelta?: (text: string) => void;
+  /** With tools: whether the model may call several in one answer (`parallel_tool_calls`); the server's default when unset. */
+  parallelToolCalls?: boolean;
   /** Cancels the call; the caller's own reason is thrown. */
   signal?: AbortSignal;
 }

@@ -8,6 +8,7 @@ export interface UsageEntry {
   provider: string;
   model: string | null;
   purpose: string | null;
+  agentUuid?: string | null;
   usage: TokenUsage | undefined;
   durationMs: number;
   status: LlmCallStatus;
@@ -53,6 +54,7 @@ export class LlmUsageRecorder {
       provider: entry.provider,
       model: entry.model,
       purpose: entry.purpose,
+      agentUuid: entry.agentUuid ?? null,
       promptTokens: entry.usage?.promptTokens ?? null,
       completionTokens: entry.usage?.completionTokens ?? null,
       totalTokens: entry.usage?.totalTokens ?? null,

@@ -14,6 +14,7 @@ export type LlmCallStatus = 'ok' | 'error';
 @Entity({ tableName: 'llm_usage' })
 // Usage is read per tenant over a period (quotas, bills).
 @Index({ properties: ['tenantUuid', 'createdAt'] })
+@Index({ properties: ['agentUuid', 'createdAt'] })
 export class LlmUsage {
   @PrimaryKey({ type: 'uuid' })
   uuid: string & Opt = newUuid();
@@ -29,6 +30,10 @@ export class LlmUsage {
   /** The model that answered (as the server names it), or the one asked for when the call failed; null when unknown. */
   @Property({ type: 'string', length: 255, nullable: true })
   model: string | null = null;
+
+  /** The agent the call was for (a turn, a memory, a guard check), when the caller said. */
+  @Property({ type: 'uuid', nullable: true })
+  agentUuid: string | null = null;
 
   /** The caller's label, e.g. `evaluation.analyzer`. */
   @Property({ type: 'string', length: 255, nullable: true })

@@ -6,6 +6,7 @@ import { LlmError, LlmNotConfiguredError, LlmRequestError, LlmResponseError, Llm
 import { backoffMs, isRetryableStatus, retryAfterMs } from './llm-retry';
 import type { ChatRequest, ChatResult, LlmProvider } from './llm-types';
 import { errorMessageOf, fromWireResponse, toWireRequest } from './openai-wire-format';
+import { ChatStreamReader } from './openai-stream';
 
 export const OPENAI_COMPATIBLE_PROVIDER_ID = 'openai-compatible';
 
@@ -77,7 +78,7 @@ class OpenAiCompatibleProvider implements LlmProvider {
 
   private async send(target: Target, body: Record<string, unknown>, model: string, request: ChatRequest): Promise<ChatResult> {
     const { config, egress, logger } = this.options;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: request.onDelta ? 'text/event-stream' : 'application/json' };
     if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
     const started = performance.now();
     // Only what identifies the call, never the key, prompts or answers (they may hold personal data).
@@ -94,11 +95,31 @@ class OpenAiCompatibleProvider implements LlmProvider {
     for (let attempt = 1; ; attempt++) {
       let response: EgressResponse | undefined;
       let failure: EgressTimeoutError | EgressNetworkError | undefined;
+      // A streamed answer is read as it comes (openai-stream.ts), afresh on each attempt.
+      const stream = request.onDelta ? new ChatStreamReader(request.onDelta) : undefined;
       try {
         // Retries are decided here (egress would not repeat a POST on 5xx anyway); each attempt gets the whole timeout.
-        response = await egress.request(target.url, { method: 'POST', headers, body, timeoutMs: config.llmTimeoutMs, retries: 0, signal: request.signal });
+        response = await egress.request(target.url, {
+          method: 'POST',
+          headers,
+          body,
+          timeoutMs: config.llmTimeoutMs,
+          retries: 0,
+          signal: request.signal,
+          ...(stream ? { onChunk: (chunk: Buffer) => stream.push(chunk) } : {}),
+        });
       } catch (error) {
         if (request.signal?.aborted) throw error;
+        if (error instanceof LlmError) {
+          // The stream itself was broken (a chunk that is not JSON, an error event).
+          logger.warn('llm call failed', { ...facts(attempt, undefined), error: error.name });
+          throw error;
+        }
+        if ((error instanceof EgressTimeoutError || error instanceof EgressNetworkError) && stream?.delivered) {
+          // Text already shown cannot be taken back: no second attempt that would say it again.
+          logger.warn('llm call failed', { ...facts(attempt, undefined), error: 'LlmUnavailableError' });
+          throw new LlmUnavailableError(`the LLM server at ${target.url.host} failed mid-stream: ${error.message}`, undefined, attempt, undefined, { cause: error });
+        }
         if (error instanceof EgressTimeoutError || error instanceof EgressNetworkError) {
           failure = error;
         } else {
@@ -111,7 +132,7 @@ class OpenAiCompatibleProvider implements LlmProvider {
       if (response && response.status >= 200 && response.status < 300) {
         let result: ChatResult;
         try {
-          result = fromWireResponse(parseJson(response), model);
+          result = stream ? stream.finish(model) : fromWireResponse(parseJson(response), model);
         } catch (error) {
           logger.warn('llm call failed', { ...facts(attempt, response.status), error: (error as Error).name });
           throw error;

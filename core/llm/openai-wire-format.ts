@@ -16,6 +16,12 @@ export function toWireRequest(request: ChatRequest, model: string): Record<strin
       function: { name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.parameters },
     }));
   }
+  if (request.parallelToolCalls !== undefined && request.tools && request.tools.length > 0) body.parallel_tool_calls = request.parallelToolCalls;
+  if (request.onDelta) {
+    body.stream = true;
+    // The usage comes as a last chunk; servers that do not know the option ignore it.
+    body.stream_options = { include_usage: true };
+  }
   if (request.toolChoice !== undefined) {
     body.tool_choice = typeof request.toolChoice === 'string' ? request.toolChoice : { type: 'function', function: { name: request.toolChoice.name } };
   }
@@ -74,7 +80,7 @@ export function fromWireResponse(body: unknown, requestedModel: string): ChatRes
   };
 }
 
-function toToolCall(call: unknown, index: number): ToolCall {
+export function toToolCall(call: unknown, index: number): ToolCall {
   const fn = isObject(call) && isObject(call.function) ? call.function : undefined;
   if (!isObject(call) || !fn || typeof fn.name !== 'string') throw new LlmResponseError('the LLM server answered a tool call without a function name');
   // A few servers leave out the id; the position keeps the tool's answer attributable.
@@ -97,7 +103,7 @@ function toArguments(tool: string, value: unknown): Record<string, unknown> {
   return parsed;
 }
 
-function toUsage(usage: unknown): TokenUsage | undefined {
+export function toUsage(usage: unknown): TokenUsage | undefined {
   if (!isObject(usage)) return undefined;
   const prompt = count(usage.prompt_tokens);
   const completion = count(usage.completion_tokens);
@@ -128,6 +134,6 @@ export function errorMessageOf(body: unknown): string | undefined {
   return raw.length > 300 ? `${raw.slice(0, 300)}...` : raw;
 }
 
-function isObject(value: unknown): value is Record<string, any> {
+export function isObject(value: unknown): value is Record<string, any> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

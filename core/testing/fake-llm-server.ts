@@ -40,6 +40,15 @@ export interface FakeLlmReply {
   headers?: Record<string, string>;
   /** Wait this long before answering (to provoke a timeout). */
   delayMs?: number;
+  /**
+   * A request with `stream: true` is answered as Server-Sent Events: the content in these
+   * pieces (default: split after each space), one `chat.completion.chunk` each.
+   */
+  chunks?: string[];
+  /** Wait this long between streamed chunks (default 0: all at once). */
+  chunkDelayMs?: number;
+  /** Streamed: end the answer after this many content chunks without `[DONE]` and drop the connection (a server dying mid-stream). */
+  breakAfterChunks?: number;
 }
 
 export interface FakeLlmRequest {
@@ -49,6 +58,9 @@ export interface FakeLlmRequest {
   headers: http.IncomingHttpHeaders;
   /** The parsed JSON body (`undefined` when it was not JSON). */
   body: any;
+  /** When it arrived, and for a streamed answer when each content chunk was written: wall-clock ms (`performance.timeOrigin + performance.now()`). */
+  receivedAt: number;
+  chunksSentAt: number[];
 }
 
 /** A scripted answer, or a function of the request that makes one (to answer by what was asked). */
@@ -68,7 +80,14 @@ export interface FakeLlmServer {
 
 const COMPLETIONS_PATH = '/v1/chat/completions';
 
-export async function startFakeLlmServer(): Promise<FakeLlmServer> {
+export interface FakeLlmServerOptions {
+  /** Answers a request when nothing is queued (a benchmark's many conversations); without it such a request gets a 500. */
+  fallback?: FakeLlmScript;
+}
+
+const wallClock = () => performance.timeOrigin + performance.now();
+
+export async function startFakeLlmServer(options: FakeLlmServerOptions = {}): Promise<FakeLlmServer> {
   const requests: FakeLlmRequest[] = [];
   const queue: FakeLlmScript[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -84,12 +103,12 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
       } catch {
         body = undefined;
       }
-      const request: FakeLlmRequest = { method: req.method!, path: req.url!, headers: req.headers, body };
+      const request: FakeLlmRequest = { method: req.method!, path: req.url!, headers: req.headers, body, receivedAt: wallClock(), chunksSentAt: [] };
       requests.push(request);
       if (req.method !== 'POST' || new URL(req.url!, 'http://x').pathname !== COMPLETIONS_PATH) {
         return send(res, 404, errorBody(`fake LLM server: only POST ${COMPLETIONS_PATH} is served, not ${req.method} ${req.url}`, 'invalid_request_error'));
       }
-      const script = queue.shift();
+      const script = queue.shift() ?? options.fallback;
       // A clear failure, so a test that forgot to script an answer notices at once.
       if (!script) return send(res, 500, errorBody('fake LLM server: no reply queued for this request (call reply() first)', 'server_error'));
       const reply = typeof script === 'function' ? script(request) : script;
@@ -99,6 +118,7 @@ export async function startFakeLlmServer(): Promise<FakeLlmServer> {
           const payload = typeof reply.error === 'object' ? reply.error : errorBody(reply.error ?? `scripted HTTP ${reply.status}`, ...errorKind(reply.status));
           return send(res, reply.status, payload, reply.headers);
         }
+        if (request.body?.stream === true) return streamCompletion(res, reply, request, timers);
         send(res, reply.status ?? 200, completion(reply, request), reply.headers);
       };
       if (!reply.delayMs) return answer();
@@ -167,6 +187,53 @@ function completion(reply: FakeLlmReply, request: FakeLlmRequest): Record<string
         }
       : {}),
   };
+}
+
+/**
+ * The same answer as `completion`, streamed as OpenAI streams it: a first chunk with the
+ * role, one chunk per content piece, tool calls as fragments (the id and name, then the
+ * arguments' text in two halves), a chunk with the finish reason, a usage chunk with no
+ * choices when `stream_options.include_usage` asked for it, then `data: [DONE]`.
+ */
+function streamCompletion(res: http.ServerResponse, reply: FakeLlmReply, request: FakeLlmRequest, timers: Set<NodeJS.Timeout>): void {
+  const whole = completion(reply, request) as any;
+  const message = whole.choices[0].message;
+  const base = { id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: whole.model, system_fingerprint: null };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const pieces = reply.chunks ?? (typeof message.content === 'string' ? message.content.split(/(?<= )/) : []);
+  const events: Array<{ data: unknown; content?: boolean }> = [{ data: chunk({ role: 'assistant', content: '', refusal: null }) }];
+  for (const piece of pieces) events.push({ data: chunk({ content: piece }), content: true });
+  (message.tool_calls ?? []).forEach((call: any, index: number) => {
+    const args: string = call.function.arguments;
+    const half = Math.floor(args.length / 2);
+    events.push({ data: chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }) });
+    events.push({ data: chunk({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }) });
+    events.push({ data: chunk({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }) });
+  });
+  events.push({ data: chunk({}, whole.choices[0].finish_reason) });
+  if (request.body?.stream_options?.include_usage && whole.usage) events.push({ data: { ...base, choices: [], usage: whole.usage } });
+  events.push({ data: '[DONE]' });
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
+  let contentSent = 0;
+  const write = (index: number) => {
+    if (res.destroyed) return;
+    if (index === events.length) return void res.end();
+    const event = events[index];
+    if (event.content && reply.breakAfterChunks !== undefined && contentSent >= reply.breakAfterChunks) return void res.destroy();
+    res.write(`data: ${typeof event.data === 'string' ? event.data : JSON.stringify(event.data)}\n\n`);
+    if (event.content) {
+      contentSent++;
+      request.chunksSentAt.push(wallClock());
+    }
+    if (!reply.chunkDelayMs || !event.content) return write(index + 1);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      write(index + 1);
+    }, reply.chunkDelayMs);
+    timers.add(timer);
+  };
+  write(0);
 }
 
 /** OpenAI's error shape. */

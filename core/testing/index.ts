@@ -3,7 +3,7 @@ export { startTestKernel, type TestKernel, type TestKernelOptions, type TestTena
 export { createTestDatabase } from './test-database';
 export { removeBrokerTopology } from './broker-topology';
 export { startWorkerProcess, disabledPluginsExcept, waitForExit } from './worker-process';
-export { startFakeLlmServer, type FakeLlmServer, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript, type FakeToolCall } from './fake-llm-server';
+export { startFakeLlmServer, type FakeLlmServer, type FakeLlmServerOptions, type FakeLlmReply, type FakeLlmRequest, type FakeLlmScript, type FakeToolCall } from './fake-llm-server';
 export { captureLogger, CaptureTransport } from './capture-logger';
 export { transactionsOpenLongerThan, type OpenTransaction } from './long-transactions';
 export { waitFor } from './wait-for';

@@ -23,8 +23,11 @@ export interface AgentDeletedEvent {
   name: string;
 }
 
+/** Each event is announced by its own topic; `data` is the topic's payload. */
+const ownSource = (topic: string): AgentWebhookEvent['source'] => ({ topics: [topic], agentUuid: (payload: { agent_uuid?: string }) => payload?.agent_uuid ?? null });
+
 export const ownWebhookEvents: AgentWebhookEvent[] = [
-  { name: AGENT_TOPICS.created, description: 'An agent was created' },
-  { name: AGENT_TOPICS.updated, description: 'An agent or one of its lists or settings changed' },
-  { name: AGENT_TOPICS.deleted, description: 'An agent was deleted' },
+  { name: AGENT_TOPICS.created, description: 'An agent was created', source: ownSource(AGENT_TOPICS.created) },
+  { name: AGENT_TOPICS.updated, description: 'An agent or one of its lists or settings changed', source: ownSource(AGENT_TOPICS.updated) },
+  { name: AGENT_TOPICS.deleted, description: 'An agent was deleted', source: ownSource(AGENT_TOPICS.deleted) },
 ];

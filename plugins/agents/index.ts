@@ -28,6 +28,8 @@ export { agentWriterRef, AgentChanges, type AgentWriter, type AgentWriteResult, 
 export { agentWebhookEvents, type AgentWebhookEvent } from './webhook-events';
 export { AGENT_TOPICS, type AgentChangedEvent, type AgentDeletedEvent } from './agent-events';
 export type { AgentJson } from './agent-reader';
+export { RESERVED_TOOL_NAMES } from './routes/intent-routes';
+export type { AgentView, IntentJson, RoutingRuleJson, GuardRuleJson } from './agent-view';
 export type { AgentStatus } from './agent-status';
 export { isLanguageCode, languages, type Language } from './languages/language-catalog';
 

@@ -12,12 +12,20 @@ export const isVoiceChannel = (channel: Channel): boolean => VOICE_CHANNELS.incl
 export const SENDERS = ['customer', 'agent', 'system'] as const;
 export type Sender = (typeof SENDERS)[number];
 
-export const MESSAGE_TYPES = ['text', 'audio', 'event'] as const;
+/** `tool`: a tool the agent's model called in a turn (its name, arguments and result), recorded by the runtime. */
+export const MESSAGE_TYPES = ['text', 'audio', 'event', 'tool'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
-export const CONVERSATION_STATUSES = ['open', 'closed'] as const;
+/**
+ * `transferred`: handed to a person or another destination (a routing or guard rule);
+ * it still takes messages (a human may continue) until it is closed.
+ */
+export const CONVERSATION_STATUSES = ['open', 'transferred', 'closed'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
-export type SessionStatus = ConversationStatus;
+
+/** A session is open or closed: a transfer does not end it (the exchange goes on). */
+export const SESSION_STATUSES = ['open', 'closed'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /**
  * Why a session closed: the customer was idle for the timeout, its conversation

@@ -1,4 +1,4 @@
-import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { coreServices, createServiceFactory, definePlugin, type ExtensionRegistry } from '../../core';
 import { agentDirectoryRef, agentWebhookEvents } from '../agents';
 import { contactCheck } from './contact-check';
 import { createConversationReader, conversationReaderRef } from './conversation-reader';
@@ -6,20 +6,41 @@ import { registerConversations } from './conversations';
 import { conversationsConfig, type ConversationsSettings } from './conversations-config';
 import * as entities from './entities';
 import { registerMessageExport } from './export';
+import { createConversationWriter, conversationWriterRef } from './conversations/conversation-writer';
 import { Migration0001Conversations } from './migrations/0001-conversations';
+import { Migration0002ConversationMessageOrder } from './migrations/0002-conversation-message-order';
 import { sessionizationProvider, type SessionizationProvider } from './sessionization-policy';
-import { conversationStatusEvent } from './topics';
+import { conversationStatusEvent, messageCreatedEvent } from './topics';
 
 // The public API of the conversations plugin: what other plugins may import.
 export { conversationReaderRef, type ConversationReader } from './conversation-reader';
 export { contactCheck, type ContactCheck } from './contact-check';
 export { sessionizationProvider, SESSION_MODES, type SessionMode, type Sessionization, type SessionizationProvider } from './sessionization-policy';
-export { CONVERSATION_TOPICS, type ConversationEvent, type SessionClosedEvent } from './topics';
-export { CHANNELS, VOICE_CHANNELS, isVoiceChannel, type Channel, type Sender, type MessageType } from './channels';
+export { conversationWriterRef, type ConversationWriter } from './conversations/conversation-writer';
+export { CONVERSATION_TOPICS, type ConversationEvent, type ConversationStatusReason, type MessageCreatedEvent, type SessionClosedEvent } from './topics';
+export {
+  CHANNELS,
+  VOICE_CHANNELS,
+  MESSAGE_TYPES,
+  CONVERSATION_STATUSES,
+  isVoiceChannel,
+  type Channel,
+  type Sender,
+  type MessageType,
+  type ConversationStatus,
+} from './channels';
 export { ChannelSchema, type ConversationJson, type MessageJson, type SessionJson, type SessionWithMessagesJson } from './views';
 
 const settingsOf = (config: { get<T>(key: string): T }): ConversationsSettings =>
   Object.fromEntries(Object.keys(conversationsConfig).map((key) => [key, config.get(key)])) as ConversationsSettings;
+
+/** The evaluation plugin's sessionization when it is installed, else the configured default for every agent. */
+function sessionizationOf(extensions: ExtensionRegistry, settings: ConversationsSettings): SessionizationProvider {
+  const fallback: SessionizationProvider = {
+    forAgent: async () => ({ mode: 'sliding_timeout', timeoutMinutes: settings.defaultSessionTimeoutMinutes }),
+  };
+  return extensions.get(sessionizationProvider) ?? fallback;
+}
 
 /**
  * Conversations: every channel's exchanges with contacts, their messages, and the
@@ -30,26 +51,32 @@ export default definePlugin({
   id: 'conversations',
   dependsOn: ['agents'],
   entities: Object.values(entities),
-  migrations: [{ name: '0001-conversations', class: Migration0001Conversations }],
+  migrations: [
+    { name: '0001-conversations', class: Migration0001Conversations },
+    { name: '0002-conversation-message-order', class: Migration0002ConversationMessageOrder },
+  ],
   config: conversationsConfig,
   provides: [sessionizationProvider, contactCheck],
-  contributes: [agentWebhookEvents.add(conversationStatusEvent)],
+  contributes: [agentWebhookEvents.add(conversationStatusEvent), agentWebhookEvents.add(messageCreatedEvent)],
   services: [
     createServiceFactory({
       service: conversationReaderRef,
       deps: { orm: coreServices.orm },
       factory: ({ orm }) => createConversationReader(orm),
     }),
+    createServiceFactory({
+      service: conversationWriterRef,
+      deps: { bus: coreServices.bus, config: coreServices.config, agents: agentDirectoryRef },
+      factory: ({ bus, config, agents }, { extensions }) =>
+        createConversationWriter({ bus, agents, sessionization: sessionizationOf(extensions, settingsOf(config)), contacts: extensions.get(contactCheck) }),
+    }),
   ],
   deps: { http: coreServices.http, bus: coreServices.bus, config: coreServices.config, agents: agentDirectoryRef },
   init({ http, bus, config, agents }, { extensions }) {
     const settings = settingsOf(config);
-    const fallback: SessionizationProvider = {
-      forAgent: async () => ({ mode: 'sliding_timeout', timeoutMinutes: settings.defaultSessionTimeoutMinutes }),
-    };
-    const sessionization = extensions.get(sessionizationProvider) ?? fallback;
     registerMessageExport(http, settings);
+    const deps = { bus, agents, sessionization: sessionizationOf(extensions, settings), contacts: extensions.get(contactCheck) };
     // Conversations of a deleted agent stay: they are history, which exports and evaluations refer to.
-    registerConversations({ http, bus, agents, sessionization, contacts: extensions.get(contactCheck) });
+    registerConversations({ http, ...deps, writer: createConversationWriter(deps) });
   },
 });

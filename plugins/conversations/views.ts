@@ -1,5 +1,5 @@
 import { Component, ReadOnly, Timestamp, Type, Uuid, type Static } from '../../core';
-import { CHANNELS, CONVERSATION_STATUSES, MESSAGE_TYPES, SENDERS, SESSION_CLOSE_REASONS } from './channels';
+import { CHANNELS, CONVERSATION_STATUSES, MESSAGE_TYPES, SENDERS, SESSION_CLOSE_REASONS, SESSION_STATUSES } from './channels';
 import type { Conversation, ConversationMessage, ConversationSession } from './entities';
 
 const literals = <T extends readonly string[]>(values: T, description: string) =>
@@ -7,8 +7,12 @@ const literals = <T extends readonly string[]>(values: T, description: string) =
 
 export const ChannelSchema = literals(CHANNELS, '`voice` and `chatapp_call` are calls (judged by the `voice` analyzers); the others are text');
 export const SenderSchema = literals(SENDERS, 'Who wrote or said it');
-export const MessageTypeSchema = literals(MESSAGE_TYPES, '`text`, `audio` (content is a transcript or a URL) or `event` (e.g. a transfer)');
-const StatusSchema = literals(CONVERSATION_STATUSES, '`open` until closed');
+export const MessageTypeSchema = literals(
+  MESSAGE_TYPES,
+  '`text`, `audio` (content is a transcript or a URL), `event` (e.g. a transfer) or `tool` (a tool the agent called: its name, arguments and result)',
+);
+const StatusSchema = literals(CONVERSATION_STATUSES, '`open`; `transferred` (handed on by a routing or guard rule; still takes messages); `closed` (takes none)');
+const SessionStatusSchema = literals(SESSION_STATUSES, '`open` until closed');
 const NullableUuid = (description: string) => Type.Union([Uuid(), Type.Null()], { description });
 const NullableTimestamp = (description: string) => Type.Union([Timestamp(), Type.Null()], { description });
 
@@ -56,7 +60,7 @@ export const SessionSchema = Component(
     agent_uuid: Uuid(),
     contact_uuid: NullableUuid('The conversation’s contact'),
     channel: ChannelSchema,
-    status: StatusSchema,
+    status: SessionStatusSchema,
     started_at: Timestamp(),
     ended_at: NullableTimestamp('When it closed'),
     close_reason: Type.Union([literals(SESSION_CLOSE_REASONS, ''), Type.Null()], {

@@ -1,11 +1,12 @@
 import { coreServices, definePlugin } from '../../core';
-import { agentDirectoryRef, agentSettingsSlots } from '../agents';
+import { agentDirectoryRef, agentSettingsSlots, agentWebhookEvents } from '../agents';
 import { conversationReaderRef, sessionizationProvider } from '../conversations';
 import * as entities from './entities';
 import { evaluationConfig, type EvaluationSettings } from './evaluation-config';
 import { registerEvaluator } from './evaluator';
 import { Migration0001Evaluation } from './migrations/0001-evaluation';
 import { evaluateOverrides, evaluationSlot, sessionizationFromSettings } from './settings';
+import { sessionEvaluatedWebhookEvent } from './topics';
 
 // The public API of the evaluation plugin: what other plugins may import.
 export { EVALUATION_TOPICS, type SessionEvaluatedEvent } from './topics';
@@ -26,7 +27,7 @@ export default definePlugin({
   entities: Object.values(entities),
   migrations: [{ name: '0001-evaluation', class: Migration0001Evaluation }],
   config: evaluationConfig,
-  contributes: [agentSettingsSlots.add(evaluationSlot), sessionizationProvider.add(sessionizationFromSettings)],
+  contributes: [agentSettingsSlots.add(evaluationSlot), sessionizationProvider.add(sessionizationFromSettings), agentWebhookEvents.add(sessionEvaluatedWebhookEvent)],
   deps: {
     http: coreServices.http,
     bus: coreServices.bus,

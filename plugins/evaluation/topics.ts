@@ -1,3 +1,4 @@
+import type { AgentWebhookEvent } from '../agents';
 import type { Channel } from '../conversations';
 
 export const EVALUATION_TOPICS = {
@@ -21,3 +22,10 @@ export interface SessionEvaluatedEvent {
   /** Each analyzer's label (null when it failed). */
   labels: Record<string, string | null>;
 }
+
+/** The agent webhook event (plugins/agent-webhooks delivers it): `data` is the `session.evaluated` payload. */
+export const sessionEvaluatedWebhookEvent: AgentWebhookEvent = {
+  name: 'session_evaluated',
+  description: 'A session of the agent was evaluated (first run or rerun)',
+  source: { topics: [EVALUATION_TOPICS.evaluated], agentUuid: (payload: SessionEvaluatedEvent) => payload?.agent_uuid ?? null },
+};

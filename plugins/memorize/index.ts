@@ -1,26 +1,56 @@
-import { coreServices, definePlugin } from '../../core';
+import { coreServices, createServiceFactory, definePlugin } from '../../core';
 import { agentDirectoryRef, agentSettingsSlots } from '../agents';
+import { contactDirectoryRef } from '../contacts';
+import { conversationReaderRef } from '../conversations';
 import { MemorizeSettings } from './memorize-settings.entity';
 import { memorizeOverrides } from './memorize-overrides';
+import { ContactMemory, contactMemoryRef, createContactMemoryReader, forgetDeletedContacts, registerMemoryRoutes, scheduleMemoryExpiry, summarizeClosedSessions } from './memory';
 import { Migration0001Memorize } from './migrations/0001-memorize';
+import { Migration0002ContactMemories } from './migrations/0002-contact-memories';
 import { MemorizeSettingsSchema } from './schemas';
 
 export { MemorizeSettingsSchema, type MemorizeSettingsJson } from './schemas';
+export { contactMemoryRef, type ContactMemoryReader, type MemoryItem } from './memory';
 
 /**
- * Memorize settings: what an agent remembers about its contacts. One tenant-wide
- * default and per-agent overrides; every agent shows its effective settings as
- * `settings.memorize`.
+ * Memorize: what an agent remembers about its contacts. Its settings (one tenant-wide
+ * default and per-agent overrides, shown as `settings.memorize` on every agent) decide
+ * whether a closed session is summarized into the contact's memory, which the runtime
+ * reads into the contact's later prompts.
  */
 export default definePlugin({
   id: 'memorize',
-  dependsOn: ['agents'],
-  entities: [MemorizeSettings],
-  migrations: [{ name: '0001-memorize', class: Migration0001Memorize }],
+  dependsOn: ['agents', 'conversations', 'contacts'],
+  entities: [MemorizeSettings, ContactMemory],
+  migrations: [
+    { name: '0001-memorize', class: Migration0001Memorize },
+    { name: '0002-contact-memories', class: Migration0002ContactMemories },
+  ],
   contributes: [agentSettingsSlots.add({ key: 'memorize', schema: MemorizeSettingsSchema, load: memorizeOverrides.loadEffective })],
-  deps: { http: coreServices.http, bus: coreServices.bus, agents: agentDirectoryRef },
-  init({ http, bus, agents }) {
+  services: [
+    createServiceFactory({
+      service: contactMemoryRef,
+      deps: { orm: coreServices.orm },
+      factory: ({ orm }) => createContactMemoryReader(orm, async (agentUuid) => (await memorizeOverrides.effective(orm.em, agentUuid)).values.enabled),
+    }),
+  ],
+  deps: {
+    http: coreServices.http,
+    bus: coreServices.bus,
+    llm: coreServices.llm,
+    orm: coreServices.orm,
+    lifecycle: coreServices.lifecycle,
+    logger: coreServices.logger,
+    agents: agentDirectoryRef,
+    contacts: contactDirectoryRef,
+    conversations: conversationReaderRef,
+  },
+  init({ http, bus, llm, orm, lifecycle, logger, agents, contacts, conversations }) {
     memorizeOverrides.registerRoutes(http, agents);
     memorizeOverrides.forgetDeletedAgents(bus);
+    summarizeClosedSessions(bus, llm, conversations);
+    forgetDeletedContacts(bus);
+    scheduleMemoryExpiry(lifecycle, orm, logger);
+    registerMemoryRoutes(http, contacts);
   },
 });

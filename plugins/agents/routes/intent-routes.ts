@@ -6,6 +6,7 @@ import {
   PageQuery,
   ResourceId,
   Type,
+  ValidationError,
   defineRoute,
   pageOf,
   type HttpService,
@@ -20,6 +21,8 @@ import { checkUniqueKeys } from '../validation/agent-rules';
 import { registerChildList, type ChildContext } from './child-routes';
 
 const KEY_TAKEN = 'Another intent of this agent has this key';
+/** The tools every talking agent has; their names are fixed. */
+export const RESERVED_TOOL_NAMES = ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation'] as const;
 
 /** Intents: the agent's tools. The webhook's auth token is sealed at rest and never returned. */
 export function registerIntentRoutes(http: HttpService, service: AgentService, agent: TSchema): void {
@@ -36,6 +39,8 @@ export function registerIntentRoutes(http: HttpService, service: AgentService, a
   };
   const keyIsFree = async (context: ChildContext, key: string | undefined, self?: string) => {
     if (key === undefined) return;
+    // The conversation runtime's own tools have these names (decisions-2.md §1): an intent may not take one.
+    if ((RESERVED_TOOL_NAMES as readonly string[]).includes(key)) throw ValidationError.field('body.key', `is the name of a built-in tool (${RESERVED_TOOL_NAMES.join(', ')})`);
     const holder = await context.em.findOne(AgentIntent, { agentUuid: context.agent.uuid, key }, { fields: ['uuid'] });
     if (holder && holder.uuid !== self) throw new ConflictError(KEY_TAKEN);
   };
@@ -50,7 +55,8 @@ export function registerIntentRoutes(http: HttpService, service: AgentService, a
     conflict: KEY_TAKEN,
     create: {
       body: IntentWrite,
-      description: '`key` is the tool name and must be unique within the agent (409 otherwise). `webhook.auth_token` is write-only.',
+      description:
+        '`key` is the tool name and must be unique within the agent (409 otherwise); the built-in tools’ names (`search_knowledge`, `lookup_records`, `transfer`, `end_conversation`) are refused (422). `webhook.auth_token` is write-only.',
       fields: async (context, body) => {
         checkUniqueKeys(body.parameters, 'parameters', context.errors);
         await keyIsFree(context, body.key);

@@ -8,7 +8,7 @@ export const TextSettings = Component('TextSettings', Type.Object(
   {
     daily_limits: group(
       {
-        daily_max_messages_per_conversation: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Agent messages per conversation per day' }),
+        daily_max_messages_per_conversation: Type.Integer({ minimum: 1, maximum: 100_000, description: 'Customer messages per conversation per local day (the agent’s time zone) that the agent answers; past it the limit message answers, without the model' }),
         daily_conversation_limit_exceeded_message: Text('Sent once when the daily limit is reached'),
       },
       'Per-conversation daily limits',

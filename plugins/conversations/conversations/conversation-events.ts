@@ -2,8 +2,8 @@ import type { Conversation, ConversationSession } from '../entities';
 import type { SessionCloseReason } from '../channels';
 import type { ConversationEvent, SessionClosedEvent } from '../topics';
 
-/** The payload of `conversation.opened` and `conversation.closed` (what the `conversation_status` webhook describes). */
-export const conversationEvent = (row: Conversation): ConversationEvent => ({
+/** The payload of `conversation.opened`, `.transferred` and `.closed` (what the `conversation_status` webhook describes). */
+export const conversationEvent = (row: Conversation, reason: string | null): ConversationEvent => ({
   uuid: row.uuid,
   agent_uuid: row.agentUuid,
   contact_uuid: row.contactUuid,
@@ -12,6 +12,7 @@ export const conversationEvent = (row: Conversation): ConversationEvent => ({
   status: row.status,
   started_at: row.startedAt.toISOString(),
   ended_at: row.endedAt ? row.endedAt.toISOString() : null,
+  reason,
 });
 
 /** The payload of `session.closed`, of a session that has just closed. */

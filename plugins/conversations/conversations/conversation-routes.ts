@@ -1,29 +1,16 @@
-import {
-  DataEnvelope,
-  ListEnvelope,
-  NotFoundError,
-  ValidationError,
-  defineRoute,
-  type FieldErrors,
-  findByUuid,
-  pageOf,
-  pageWindow,
-} from '../../../core';
+import { DataEnvelope, ListEnvelope, NotFoundError, defineRoute, findByUuid, pageOf, pageWindow } from '../../../core';
+import type { Channel } from '../channels';
 import { Conversation } from '../entities';
-import { CONVERSATION_TOPICS } from '../topics';
 import { ConversationSchema, conversationJson } from '../views';
-import { conversationEvent } from './conversation-events';
+import { CONVERSATION_NOT_FOUND } from './conversation-writer';
 import type { ConversationsRuntime } from './index';
-import { lockConversation, lockOpenSession } from './row-locks';
 import { ConversationCreate, ConversationListQuery, ConversationParams } from './schemas';
-import { closeSession } from './session-lifecycle';
 import { startedBetween } from './started-between';
 
 const tags = ['conversations'];
-export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 
 /** Conversations: open, list, read and close. */
-export function registerConversationRoutes({ http, bus, agents, contacts }: ConversationsRuntime): void {
+export function registerConversationRoutes({ http, writer }: ConversationsRuntime): void {
   http.route(
     defineRoute({
       method: 'POST',
@@ -38,25 +25,14 @@ export function registerConversationRoutes({ http, bus, agents, contacts }: Conv
       body: ConversationCreate,
       status: 201,
       response: DataEnvelope(ConversationSchema),
-      handler: async ({ body, em }) => {
-        const errors: FieldErrors = {};
-        if (!(await agents.exists(body.agent_uuid))) errors.agent_uuid = ['is not an agent of this tenant'];
-        if (body.contact_uuid && contacts && !(await contacts.exists(em, body.contact_uuid))) errors.contact_uuid = ['is not a contact of this tenant'];
-        if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-        const now = new Date();
-        const conversation = em.create(Conversation, {
+      handler: async ({ body, em }) => ({
+        data: await writer.open(em, {
           agentUuid: body.agent_uuid,
           contactUuid: body.contact_uuid ?? null,
-          channel: body.channel as Conversation['channel'],
+          channel: body.channel as Channel,
           channelLabel: body.channel_label ?? null,
-          startedAt: now,
-          createdAt: now,
-          updatedAt: now,
-        });
-        await em.flush();
-        await bus.publish(CONVERSATION_TOPICS.opened, conversationEvent(conversation));
-        return { data: conversationJson(conversation) };
-      },
+        }),
+      }),
     }),
   );
 
@@ -89,7 +65,7 @@ export function registerConversationRoutes({ http, bus, agents, contacts }: Conv
       method: 'GET',
       path: '/api/v1/conversations/:uuid',
       summary: 'Read a conversation',
-      description: 'Its messages are read per session: `GET /api/v1/sessions?conversation_uuid=...`, then `GET /api/v1/sessions/{uuid}`.',
+      description: 'Its messages: `GET /api/v1/conversations/{uuid}/messages`; its sessions: `GET /api/v1/sessions?conversation_uuid=...`.',
       tags,
       params: ConversationParams,
       errors: [404],
@@ -108,26 +84,14 @@ export function registerConversationRoutes({ http, bus, agents, contacts }: Conv
       path: '/api/v1/conversations/:uuid/close',
       summary: 'Close a conversation (a call: it ended)',
       description:
-        'The conversation becomes `closed` with `ended_at` now, and its open session closes with `close_reason: conversation_closed` ' +
-        '(publishing `session.closed`, which the evaluation plugin judges), then `conversation.closed` is published. ' +
+        'The conversation (`open` or `transferred`) becomes `closed` with `ended_at` now, and its open session closes with `close_reason: conversation_closed` ' +
+        '(publishing `session.closed`, which the evaluation plugin judges), then `conversation.closed` is published with `reason: "api"`. ' +
         'Closing a closed conversation answers it unchanged (200) and publishes nothing. A closed conversation takes no more messages.',
       tags,
       params: ConversationParams,
       errors: [404],
       response: DataEnvelope(ConversationSchema),
-      handler: async ({ params, em }) => {
-        const conversation = await lockConversation(em, params.uuid);
-        if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
-        if (conversation.status === 'closed') return { data: conversationJson(conversation) };
-        const now = new Date();
-        const session = await lockOpenSession(em, conversation.uuid);
-        if (session) await closeSession(em, bus, session, 'conversation_closed', now);
-        conversation.status = 'closed';
-        conversation.endedAt = now;
-        await em.flush();
-        await bus.publish(CONVERSATION_TOPICS.closed, conversationEvent(conversation));
-        return { data: conversationJson(conversation) };
-      },
+      handler: async ({ params, em }) => ({ data: await writer.setStatus(em, params.uuid, 'closed', 'api') }),
     }),
   );
 }

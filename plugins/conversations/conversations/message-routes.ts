@@ -1,15 +1,15 @@
-import { ConflictError, DataEnvelope, NotFoundError, defineRoute } from '../../../core';
+import { DataEnvelope, ListEnvelope, NotFoundError, defineRoute, findByUuid, pageOf, pageWindow } from '../../../core';
 import type { MessageType, Sender } from '../channels';
-import { ConversationMessage } from '../entities';
+import { Conversation, ConversationMessage } from '../entities';
 import { MessageSchema, messageJson } from '../views';
-import { CONVERSATION_NOT_FOUND } from './conversation-routes';
+import { CONVERSATION_NOT_FOUND, OLDEST_FIRST } from './conversation-writer';
 import type { ConversationsRuntime } from './index';
-import { lockConversation, lockOpenSession } from './row-locks';
-import { ConversationParams, MessageCreate } from './schemas';
-import { armIdleTimer, openSession } from './session-lifecycle';
+import { ConversationParams, MessageCreate, MessageListQuery } from './schemas';
 
-/** `POST /api/v1/conversations/{uuid}/messages`: a turn, recorded in the conversation's open session (opened if none is). */
-export function registerMessageRoutes({ http, bus, sessionization }: ConversationsRuntime): void {
+const tags = ['conversations'];
+
+/** A conversation's messages: recorded one at a time (a turn), read in pages, oldest first. */
+export function registerMessageRoutes({ http, writer }: ConversationsRuntime): void {
   http.route(
     defineRoute({
       method: 'POST',
@@ -19,40 +19,42 @@ export function registerMessageRoutes({ http, bus, sessionization }: Conversatio
         'Channel adapters and API clients record each turn here. The message goes into the conversation’s open session; when none is open ' +
         '(the first message, or the last session closed after customer idleness) a new session starts. The conversation’s agent, contact, ' +
         'channel and channel label are copied onto the message. Under the agent’s `sliding_timeout` sessionization each customer message ' +
-        'restarts the idle clock: the session closes after `timeout_minutes` without one. A closed conversation answers 409.',
-      tags: ['conversations'],
+        'restarts the idle clock: the session closes after `timeout_minutes` without one. A `transferred` conversation still takes messages ' +
+        '(a person may continue it); a closed one answers 409. Publishes `conversation.message_created` (the `message_created` agent webhook event).',
+      tags,
       params: ConversationParams,
       body: MessageCreate,
       status: 201,
       errors: [404, 409],
       response: DataEnvelope(MessageSchema),
-      handler: async ({ params, body, em }) => {
-        const conversation = await lockConversation(em, params.uuid);
-        if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
-        if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');
-        // Taken under the lock, so messages of one conversation are stamped in the order they are recorded.
-        const now = new Date();
-        const existing = await lockOpenSession(em, conversation.uuid);
-        const session = existing ?? openSession(em, conversation, now);
-        const sender = body.sender as Sender;
-        const message = em.create(ConversationMessage, {
-          conversationUuid: conversation.uuid,
-          sessionUuid: session.uuid,
-          agentUuid: conversation.agentUuid,
-          contactUuid: conversation.contactUuid,
-          channel: conversation.channel,
-          channelLabel: conversation.channelLabel,
-          sender,
+      handler: async ({ params, body, em }) => ({
+        data: await writer.record(em, params.uuid, {
+          sender: body.sender as Sender,
           messageType: (body.message_type ?? 'text') as MessageType,
           content: body.content,
-          createdAt: now,
-          updatedAt: now,
-        });
-        session.messageCount += 1;
-        if (sender === 'customer') session.lastCustomerMessageAt = now;
-        await em.flush();
-        if (!existing || sender === 'customer') await armIdleTimer(bus, session.uuid, await sessionization.forAgent(em, conversation.agentUuid));
-        return { data: messageJson(message) };
+        }),
+      }),
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/conversations/:uuid/messages',
+      summary: 'List a conversation’s messages, oldest first',
+      description:
+        'Every message of the conversation across its sessions, of every `message_type` (tool calls included), in the order they were recorded ' +
+        '(`created_at`, then `message_uuid`). 404 for a conversation this tenant does not have.',
+      tags,
+      params: ConversationParams,
+      query: MessageListQuery,
+      errors: [404],
+      response: ListEnvelope(MessageSchema),
+      handler: async ({ params, query, em }) => {
+        const conversation = await findByUuid(em, Conversation, params.uuid);
+        if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
+        const [rows, total] = await em.findAndCount(ConversationMessage, { conversationUuid: conversation.uuid }, { orderBy: OLDEST_FIRST, ...pageWindow(query) });
+        return pageOf(rows.map(messageJson), total, query);
       },
     }),
   );

@@ -1,5 +1,5 @@
 import { PageQuery, ReadOnly, ResourceId, Timestamp, Type, Uuid } from '../../../core';
-import { CONVERSATION_STATUSES } from '../channels';
+import { CONVERSATION_STATUSES, SESSION_STATUSES } from '../channels';
 import { ChannelSchema, ConversationSchema, MessageTypeSchema, SenderSchema } from '../views';
 
 /** The request schemas of the conversation and session routes (responses are in ../views.ts). */
@@ -40,7 +40,8 @@ export const MessageCreate = Type.Object(
   { additionalProperties: false, examples: [{ sender: 'customer', message_type: 'text', content: 'Hello, is the shop open on Sunday?' }] },
 );
 
-const StatusFilter = Type.Optional(Type.Union(CONVERSATION_STATUSES.map((status) => Type.Literal(status)), { description: 'Only those in this status' }));
+const statusFilter = <S extends string>(statuses: readonly S[]) =>
+  Type.Optional(Type.Union(statuses.map((status) => Type.Literal(status)), { description: 'Only those in this status' }));
 
 /** `from <= started_at < to`, both optional. */
 const startedBetween = {
@@ -51,14 +52,17 @@ const startedBetween = {
 export const ConversationListQuery = PageQuery({
   agent_uuid: Type.Optional(Uuid({ description: 'Only this agent’s conversations' })),
   channel: Type.Optional(ChannelSchema),
-  status: StatusFilter,
+  status: statusFilter(CONVERSATION_STATUSES),
   ...startedBetween,
 });
+
+/** The messages of one conversation: pages only. */
+export const MessageListQuery = PageQuery();
 
 export const SessionListQuery = PageQuery({
   conversation_uuid: Type.Optional(Uuid({ description: 'Only this conversation’s sessions' })),
   agent_uuid: Type.Optional(Uuid({ description: 'Only this agent’s sessions' })),
   channel: Type.Optional(ChannelSchema),
-  status: StatusFilter,
+  status: statusFilter(SESSION_STATUSES),
   ...startedBetween,
 });

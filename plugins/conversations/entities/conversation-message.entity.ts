@@ -8,12 +8,14 @@ import { Conversation } from './conversation.entity';
 /**
  * One turn of a conversation. The agent, contact and channel are copied from the
  * conversation so the message export reads one table. `(tenant, created_at, uuid)` is
- * the export's keyset order; the channel index serves the export's channel filter.
+ * the export's keyset order; the channel index serves the export's channel filter; the
+ * conversation index a conversation's messages in order (its listing, a turn's history).
  */
 @Entity({ tableName: 'conversation_messages' })
 @Index({ name: 'conversation_messages_export_index', properties: ['tenantUuid', 'createdAt', 'uuid'] })
 @Index({ name: 'conversation_messages_channel_export_index', properties: ['tenantUuid', 'channel', 'createdAt', 'uuid'] })
 @Index({ name: 'conversation_messages_session_index', properties: ['sessionUuid', 'createdAt', 'uuid'] })
+@Index({ name: 'conversation_messages_conversation_index', properties: ['conversationUuid', 'createdAt', 'uuid'] })
 export class ConversationMessage extends TenantScopedEntity {
   @ManyToOne(() => Conversation, { mapToPk: true, fieldName: 'conversation_uuid', deleteRule: 'cascade' })
   conversationUuid!: string;

@@ -53,7 +53,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -115,7 +115,8 @@ describe('switchboard CLI', () => {
         { id: 'tables', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/tables') },
         { id: 'app-tables', dependsOn: ['flows', 'tables'], origin: path.join(ROOT, 'plugins/app-tables') },
         { id: 'app-webhook', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-webhook') },
-        { id: 'memorize', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/memorize') },
+        { id: 'memorize', dependsOn: ['agents', 'conversations', 'contacts'], origin: path.join(ROOT, 'plugins/memorize') },
+        { id: 'runtime', dependsOn: ['agents', 'conversations', 'contacts', 'tables', 'memorize'], origin: path.join(ROOT, 'plugins/runtime') },
         { id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') },
       ]);
       // Booting a kernel discovers its entity with the kernel's own MikroORM.

@@ -66,6 +66,17 @@ describe('agent intents', () => {
     expect(theirs.intents.map((i: Json) => i.key)).toEqual(['book']);
   });
 
+  it('the built-in tools’ names are refused as keys with 422 on body.key', async () => {
+    const { agent_uuid } = await createAgent(kit.api);
+    for (const key of ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation']) {
+      const res = await kit.api.post(`/api/v1/agents/${agent_uuid}/intents`).send({ key }).expect(422);
+      expect(Object.keys(res.body.errors)).toEqual(['body.key']);
+    }
+    const agent = await write(kit.api, 'post', agent_uuid, 'intents', { key: 'transfer_money' });
+    const renamed = intentOf(agent, 'transfer_money').intent_uuid;
+    await kit.api.patch(`/api/v1/agents/${agent_uuid}/intents/${renamed}`).send({ key: 'transfer' }).expect(422);
+  });
+
   it('concurrent POSTs of one key: exactly one is added, the others are 409', async () => {
     const { agent_uuid } = await createAgent(kit.api);
     const results = await Promise.all([1, 2, 3].map(() => kit.api.post(`/api/v1/agents/${agent_uuid}/intents`).send({ key: 'race' })));

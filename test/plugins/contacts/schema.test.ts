@@ -18,7 +18,7 @@ describe('contacts database schema', () => {
 
   it('records the migration after the conversations plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-2)).toEqual(['conversations/0001-conversations', 'contacts/0001-contacts']);
+    expect(executed.slice(-2)).toEqual(['conversations/0002-conversation-message-order', 'contacts/0001-contacts']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 });

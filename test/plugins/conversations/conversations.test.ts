@@ -57,7 +57,7 @@ describe('POST /api/v1/conversations', () => {
 
     const [opened] = await eventually(() => eventsOf('conversation.opened', 'uuid', conversation.uuid).length > 0 && eventsOf('conversation.opened', 'uuid', conversation.uuid));
     const { created_at: _c, updated_at: _u, ...event } = conversation;
-    expect(opened.payload).toEqual(event);
+    expect(opened.payload).toEqual({ ...event, reason: null });
     expect(opened.tenant).toBe(kit.tenant.uuid);
   });
 
@@ -301,7 +301,7 @@ describe('POST /api/v1/conversations/{uuid}/close', () => {
       },
     ]);
     const { created_at: _c, updated_at: _u, ...event } = closed;
-    expect(eventsOf('conversation.closed', 'uuid', conversation.uuid).map((m) => m.payload)).toEqual([event]);
+    expect(eventsOf('conversation.closed', 'uuid', conversation.uuid).map((m) => m.payload)).toEqual([{ ...event, reason: 'api' }]);
 
     // Again: unchanged, nothing published.
     await kit.api.post(`/api/v1/conversations/${conversation.uuid}/close`).expect(200, { data: closed });
@@ -350,6 +350,7 @@ describe('cross-tenant isolation', () => {
     const results = (await sweepCrossTenant(kit, { ...agentFixtures, ...conversationFixtures })).filter((r) => /\/(conversations|sessions)\b/.test(r.route));
     expect(results.filter((r) => !r.member).map((r) => r.route).sort()).toEqual([
       'GET /api/v1/conversations/:uuid',
+      'GET /api/v1/conversations/:uuid/messages',
       'GET /api/v1/sessions/:uuid',
       'POST /api/v1/conversations/:uuid/close',
       'POST /api/v1/conversations/:uuid/messages',

@@ -16,9 +16,9 @@ describe('conversations database schema', () => {
     expect(diff.trim()).toBe('');
   });
 
-  it('records the migration after the agents plugin’s, once', async () => {
+  it('records the migrations after the agents plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-2)).toEqual(['agents/0001-agents', 'conversations/0001-conversations']);
+    expect(executed.slice(-3)).toEqual(['agents/0001-agents', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 

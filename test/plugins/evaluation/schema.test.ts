@@ -17,7 +17,7 @@ describe('evaluation database schema', () => {
 
   it('records the migration after the conversations plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-2)).toEqual(['conversations/0001-conversations', 'evaluation/0001-evaluation']);
+    expect(executed.slice(-2)).toEqual(['conversations/0002-conversation-message-order', 'evaluation/0001-evaluation']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 

@@ -3,6 +3,9 @@ import { startTestKernel, type TestKernel, type TestTenant } from '../../../core
 
 const AGENTS = path.resolve(__dirname, '../../../plugins/agents');
 const MEMORIZE = path.resolve(__dirname, '../../../plugins/memorize');
+// Memories are made from conversations' closed sessions, of contacts.
+const CONVERSATIONS = path.resolve(__dirname, '../../../plugins/conversations');
+const CONTACTS = path.resolve(__dirname, '../../../plugins/contacts');
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const NO_OVERRIDE = { success: false, message: 'Agent has no memorize override; assign one first', data: [] };
 const AGENT_NOT_FOUND = { success: false, message: 'Agent not found', data: [] };
@@ -10,7 +13,7 @@ const AGENT_NOT_FOUND = { success: false, message: 'Agent not found', data: [] }
 let kit: TestKernel;
 
 beforeAll(async () => {
-  kit = await startTestKernel({ plugins: [AGENTS, MEMORIZE] });
+  kit = await startTestKernel({ plugins: [AGENTS, CONVERSATIONS, CONTACTS, MEMORIZE] });
 });
 afterAll(() => kit?.stop());
 

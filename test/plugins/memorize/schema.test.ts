@@ -3,10 +3,13 @@ import { startTestKernel, type TestKernel } from '../../../core/testing';
 
 const AGENTS = path.resolve(__dirname, '../../../plugins/agents');
 const MEMORIZE = path.resolve(__dirname, '../../../plugins/memorize');
+// Memories are made from conversations' closed sessions, of contacts.
+const CONVERSATIONS = path.resolve(__dirname, '../../../plugins/conversations');
+const CONTACTS = path.resolve(__dirname, '../../../plugins/contacts');
 let kit: TestKernel;
 
 beforeAll(async () => {
-  kit = await startTestKernel({ plugins: [AGENTS, MEMORIZE] });
+  kit = await startTestKernel({ plugins: [AGENTS, CONVERSATIONS, CONTACTS, MEMORIZE] });
 });
 afterAll(() => kit?.stop());
 
@@ -16,9 +19,11 @@ describe('memorize database schema', () => {
     expect(diff.trim()).toBe('');
   });
 
-  it('records the migration after the agents plugin’s, once', async () => {
+  it('records its migrations after those of the plugins it depends on, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-2)).toEqual(['agents/0001-agents', 'memorize/0001-memorize']);
+    expect(executed.slice(-2)).toEqual(['memorize/0001-memorize', 'memorize/0002-contact-memories']);
+    expect(executed.indexOf('agents/0001-agents')).toBeLessThan(executed.indexOf('memorize/0001-memorize'));
+    expect(executed.indexOf('conversations/0001-conversations')).toBeLessThan(executed.indexOf('memorize/0001-memorize'));
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 

@@ -1,0 +1,143 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, NotFoundError, ValidationError, createServiceRef, type BusService, type FieldErrors } from '../../../core';
+import type { AgentDirectory } from '../../agents';
+import type { Channel, MessageType, Sender } from '../channels';
+import type { ContactCheck } from '../contact-check';
+import { Conversation, ConversationMessage } from '../entities';
+import type { SessionizationProvider } from '../sessionization-policy';
+import { CONVERSATION_TOPICS } from '../topics';
+import { conversationJson, messageJson, type ConversationJson, type MessageJson } from '../views';
+import { conversationEvent } from './conversation-events';
+import { lockConversation, lockOpenSession } from './row-locks';
+import { armIdleTimer, closeSession, openSession } from './session-lifecycle';
+
+export const CONVERSATION_NOT_FOUND = 'Conversation not found';
+
+/**
+ * How conversations are written, for the routes of this plugin and for other plugins
+ * (the agent runtime): one code path, so a message recorded by a chat turn opens
+ * sessions, counts, arms the idle timer and publishes exactly as one recorded over the
+ * API. Every method works in the caller's transaction (`em`), in the current tenant,
+ * and publishes in it: nothing is announced unless that transaction commits.
+ */
+export interface ConversationWriter {
+  /** Opens a conversation (as POST /conversations does: same checks, publishes conversation.opened). */
+  open(em: EntityManager, input: { agentUuid: string; contactUuid: string | null; channel: Channel; channelLabel?: string | null }): Promise<ConversationJson>;
+  /** Locks the conversation row (select ... for update) in em's transaction; null when not found in the current tenant. */
+  lock(em: EntityManager, conversationUuid: string): Promise<ConversationJson | null>;
+  /** Records a message exactly as POST /conversations/{uuid}/messages does (session opened if none, message_count, idle timer, events); refuses a closed conversation with ConflictError. */
+  record(em: EntityManager, conversationUuid: string, input: { sender: Sender; messageType?: MessageType; content: string; createdAt?: Date }): Promise<MessageJson>;
+  /** Sets status transferred or closed (closed closes the open session like POST .../close does) and publishes the status event with the reason. */
+  setStatus(em: EntityManager, conversationUuid: string, status: 'transferred' | 'closed', reason?: string): Promise<ConversationJson>;
+  /** Messages of a conversation, oldest first, the last `limit` of them (for the model's history). */
+  history(em: EntityManager, conversationUuid: string, limit: number): Promise<MessageJson[]>;
+  /** Customer messages of the conversation created at or after `since`. */
+  countCustomerMessagesSince(em: EntityManager, conversationUuid: string, since: Date): Promise<number>;
+}
+
+export const conversationWriterRef = createServiceRef<ConversationWriter>('conversations.writer');
+
+export interface ConversationWriterDeps {
+  bus: BusService;
+  agents: AgentDirectory;
+  sessionization: SessionizationProvider;
+  /** The contacts plugin's check of `contact_uuid`; none when it is not installed. */
+  contacts?: ContactCheck;
+}
+
+/** Oldest first: the order messages were recorded in (ids are time-ordered within a millisecond). */
+export const OLDEST_FIRST = { createdAt: 'asc', uuid: 'asc' } as const;
+
+export function createConversationWriter({ bus, agents, sessionization, contacts }: ConversationWriterDeps): ConversationWriter {
+  const locked = async (em: EntityManager, uuid: string): Promise<Conversation> => {
+    const conversation = await lockConversation(em, uuid);
+    if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
+    return conversation;
+  };
+
+  return {
+    async open(em, input) {
+      const errors: FieldErrors = {};
+      if (!(await agents.exists(input.agentUuid))) errors.agent_uuid = ['is not an agent of this tenant'];
+      if (input.contactUuid && contacts && !(await contacts.exists(em, input.contactUuid))) errors.contact_uuid = ['is not a contact of this tenant'];
+      if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+      const now = new Date();
+      const conversation = em.create(Conversation, {
+        agentUuid: input.agentUuid,
+        contactUuid: input.contactUuid ?? null,
+        channel: input.channel,
+        channelLabel: input.channelLabel ?? null,
+        startedAt: now,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await em.flush();
+      await bus.publish(CONVERSATION_TOPICS.opened, conversationEvent(conversation, null));
+      return conversationJson(conversation);
+    },
+
+    async lock(em, conversationUuid) {
+      const conversation = await lockConversation(em, conversationUuid);
+      return conversation ? conversationJson(conversation) : null;
+    },
+
+    async record(em, conversationUuid, input) {
+      const conversation = await locked(em, conversationUuid);
+      // A transferred conversation goes on (a person may take over); only a closed one is over.
+      if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');
+      // Taken under the lock, so messages of one conversation are stamped in the order they are recorded.
+      const now = input.createdAt ?? new Date();
+      const existing = await lockOpenSession(em, conversation.uuid);
+      const session = existing ?? openSession(em, conversation, now);
+      const message = em.create(ConversationMessage, {
+        conversationUuid: conversation.uuid,
+        sessionUuid: session.uuid,
+        agentUuid: conversation.agentUuid,
+        contactUuid: conversation.contactUuid,
+        channel: conversation.channel,
+        channelLabel: conversation.channelLabel,
+        sender: input.sender,
+        messageType: input.messageType ?? 'text',
+        content: input.content,
+        createdAt: now,
+        updatedAt: now,
+      });
+      session.messageCount += 1;
+      if (input.sender === 'customer') session.lastCustomerMessageAt = now;
+      await em.flush();
+      if (!existing || input.sender === 'customer') await armIdleTimer(bus, session.uuid, await sessionization.forAgent(em, conversation.agentUuid));
+      const json = messageJson(message);
+      await bus.publish(CONVERSATION_TOPICS.messageCreated, json);
+      return json;
+    },
+
+    async setStatus(em, conversationUuid, status, reason) {
+      const conversation = await locked(em, conversationUuid);
+      // Asking again for the status it has changes nothing and announces nothing.
+      if (conversation.status === status) return conversationJson(conversation);
+      if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');
+      const now = new Date();
+      if (status === 'closed') {
+        const session = await lockOpenSession(em, conversation.uuid);
+        if (session) await closeSession(em, bus, session, 'conversation_closed', now);
+        conversation.endedAt = now;
+      }
+      conversation.status = status;
+      await em.flush();
+      const topic = status === 'closed' ? CONVERSATION_TOPICS.closed : CONVERSATION_TOPICS.transferred;
+      await bus.publish(topic, conversationEvent(conversation, reason ?? null));
+      return conversationJson(conversation);
+    },
+
+    async history(em, conversationUuid, limit) {
+      if (!(limit >= 1)) return [];
+      // The newest `limit`, read newest first, then turned to oldest first.
+      const rows = await em.find(ConversationMessage, { conversationUuid }, { orderBy: { createdAt: 'desc', uuid: 'desc' }, limit: Math.floor(limit) });
+      return rows.reverse().map(messageJson);
+    },
+
+    countCustomerMessagesSince(em, conversationUuid, since) {
+      return em.count(ConversationMessage, { conversationUuid, sender: 'customer', createdAt: { $gte: since } });
+    },
+  };
+}

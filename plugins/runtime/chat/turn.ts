@@ -1,0 +1,314 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  ConflictError,
+  HttpError,
+  LlmError,
+  LlmNotConfiguredError,
+  NotFoundError,
+  type AssistantMessage,
+  type BusService,
+  type ChatMessage,
+  type Egress,
+  type EventStreamWriter,
+  type LlmService,
+  type Logger,
+  type TenantRef,
+  type ToolMessage,
+} from '../../../core';
+import type { AgentDirectory, AgentView, GuardRuleJson } from '../../agents';
+import type { ContactDirectory } from '../../contacts';
+import type { Channel, ConversationJson, ConversationWriter, MessageJson } from '../../conversations';
+import type { ContactMemoryReader } from '../../memorize';
+import type { KnowledgeSearch, TableRecords } from '../../tables';
+import { checkGuardRules } from '../guard/guard-check';
+import { buildPrompt } from '../prompt';
+import type { RuntimeSettings } from '../runtime-config';
+import { toolCatalog } from '../tools/tool-catalog';
+import { runTools, type ToolOutcome } from '../tools/tool-runner';
+import { RUNTIME_TOPICS, type IntentCalledEvent } from '../topics';
+import { activeRoutingRules, dailyLimit, guardRulesFor, localDayStart, splitMessages, workingHours } from '../turn-rules';
+import type { ChatRequestJson, ChatTurnJson } from './chat-schemas';
+import type { TurnLeases } from './turn-lease';
+
+export interface TurnDeps {
+  llm: LlmService;
+  egress: Egress;
+  bus: BusService;
+  logger: Logger;
+  agents: AgentDirectory;
+  conversations: ConversationWriter;
+  contacts: ContactDirectory;
+  knowledge: KnowledgeSearch;
+  records: TableRecords;
+  memory: ContactMemoryReader;
+  leases: TurnLeases;
+  settings: RuntimeSettings;
+}
+
+/** What the checks before a turn found: the agent, and the conversation (opened for a first message). */
+export interface BegunTurn {
+  tenant: TenantRef;
+  agent: AgentView;
+  conversation: ConversationJson;
+  message: string;
+}
+
+type GuardRule = GuardRuleJson;
+type Transfer = NonNullable<ChatTurnJson['transfer']>;
+
+const DEFAULT_TRANSFER_LINE = 'Let me transfer you now.';
+const DEFAULT_CLOSING_LINE = 'Thank you for reaching out. Goodbye!';
+
+/**
+ * One turn of a conversation (decisions-2.md §1). `begin` does what can still answer
+ * with a status (404, 409) before a stream starts; `run` takes the conversation's turn
+ * lease and then works in three steps, none holding a database connection while the
+ * model or a tool is waited for:
+ *   1. a short transaction records the customer's message and reads the history;
+ *   2. outside any transaction: the rules that need no model (working hours, daily
+ *      limits), else the prompt, the model rounds with their tools, and the guard check
+ *      beside the first round;
+ *   3. a short transaction records the agent's and the tools' messages, the status
+ *      change, and publishes `intent_called`.
+ */
+export class Turn {
+  constructor(private readonly deps: TurnDeps) {}
+
+  async begin(em: EntityManager, tenant: TenantRef, agentUuid: string, body: ChatRequestJson): Promise<BegunTurn> {
+    // The agents plugin's JSON, typed where the runtime reads it (AgentView).
+    const agent = (await this.deps.agents.get(agentUuid)) as AgentView | null;
+    if (!agent) throw new NotFoundError('Agent not found');
+    const inactive = () => new ConflictError(`The agent is ${agent.status}; only an active agent answers`);
+    const conversation = await em.transactional(async (tx) => {
+      if (body.conversation_uuid) {
+        // What does not exist answers 404 before what exists but cannot talk answers 409.
+        const found = await this.deps.conversations.lock(tx, body.conversation_uuid);
+        if (!found) throw new NotFoundError('Conversation not found');
+        if (agent.status !== 'active') throw inactive();
+        if (found.agent_uuid !== agent.agent_uuid) throw new ConflictError('The conversation is another agent’s');
+        if (found.status !== 'open') throw new ConflictError(`The conversation is ${found.status}`);
+        return found;
+      }
+      if (agent.status !== 'active') throw inactive();
+      const contact = body.contact && (body.contact.phone_number || body.contact.email) ? (await this.deps.contacts.findOrCreate(body.contact, 'contact')).contact : null;
+      return this.deps.conversations.open(tx, { agentUuid: agent.agent_uuid, contactUuid: contact?.uuid ?? null, channel: (body.channel ?? 'chat') as Channel });
+    });
+    return { tenant, agent, conversation, message: body.message };
+  }
+
+  run(em: EntityManager, begun: BegunTurn, stream?: EventStreamWriter): Promise<ChatTurnJson> {
+    return this.deps.leases.run(em, begun.tenant.uuid, begun.conversation.uuid, () => this.underLease(em, begun, stream));
+  }
+
+  private async underLease(em: EntityManager, begun: BegunTurn, stream?: EventStreamWriter): Promise<ChatTurnJson> {
+    const { agent } = begun;
+    const conversationUuid = begun.conversation.uuid;
+    const now = new Date();
+    const limit = dailyLimit(agent);
+
+    // 1. The customer's message, and what the model is to see.
+    const opened = await em.transactional(async (tx) => {
+      const conversation = await this.deps.conversations.lock(tx, conversationUuid);
+      if (!conversation) throw new NotFoundError('Conversation not found');
+      if (conversation.status !== 'open') throw new ConflictError(`The conversation is ${conversation.status}`);
+      const customer = await this.deps.conversations.record(tx, conversationUuid, { sender: 'customer', content: begun.message, createdAt: now });
+      const history = await this.deps.conversations.history(tx, conversationUuid, this.deps.settings.historyMessages);
+      const today = limit ? await this.deps.conversations.countCustomerMessagesSince(tx, conversationUuid, localDayStart(agent.timezone, now)) : 0;
+      return { conversation, customer, history, today };
+    });
+
+    // 2. The answer.
+    const answer = await this.answer(em, begun, opened.conversation, opened.history, opened.today, now, stream);
+
+    // 3. What the turn said and did, recorded at once.
+    return em.transactional(async (tx) => {
+      for (const outcome of answer.tools) {
+        await this.deps.conversations.record(tx, conversationUuid, { sender: 'agent', messageType: 'tool', content: toolMessageContent(outcome) });
+        if (outcome.intentUuid) await this.deps.bus.publish(RUNTIME_TOPICS.intentCalled, intentCalled(begun, opened.conversation, outcome));
+      }
+      const recorded: MessageJson[] = [];
+      for (const line of answer.lines) recorded.push(await this.deps.conversations.record(tx, conversationUuid, { sender: 'agent', content: line }));
+      if (answer.status !== 'open') await this.deps.conversations.setStatus(tx, conversationUuid, answer.status, answer.reason);
+      const messages = recorded.map((message) => ({ uuid: message.message_uuid, content: message.content, created_at: message.created_at }));
+      return {
+        conversation_uuid: conversationUuid,
+        session_uuid: opened.customer.session_uuid,
+        status: answer.status,
+        reply: messages.at(-1) ?? null,
+        messages,
+        tool_calls: answer.tools.map((outcome) => ({ name: outcome.call.name, arguments: outcome.call.arguments, status: outcome.status, duration_ms: outcome.durationMs })),
+        transfer: answer.transfer,
+      };
+    });
+  }
+
+  /** Step 2: what the agent says, and what becomes of the conversation. Holds no database connection while it waits. */
+  private async answer(
+    em: EntityManager,
+    begun: BegunTurn,
+    conversation: ConversationJson,
+    history: MessageJson[],
+    customerMessagesToday: number,
+    now: Date,
+    stream: EventStreamWriter | undefined,
+  ): Promise<Answer> {
+    const { agent } = begun;
+    const say = (lines: string[], rest: Partial<Answer> = {}): Answer => {
+      for (const line of lines) stream?.emit('delta', { text: line });
+      return { lines, tools: [], status: 'open', transfer: null, ...rest };
+    };
+    const hours = workingHours(agent, now);
+    if (!hours.open) return say([hours.message]);
+    const limit = dailyLimit(agent);
+    if (limit && customerMessagesToday > limit.max) return say([limit.message]);
+
+    const contactUuid = conversation.contact_uuid;
+    const [contact, memory, tables] = await Promise.all([
+      contactUuid ? this.deps.contacts.get([contactUuid]).then((found) => found.get(contactUuid) ?? null) : Promise.resolve(null),
+      contactUuid ? this.deps.memory.recall(agent.agent_uuid, contactUuid) : Promise.resolve([]),
+      this.deps.knowledge.tablesOf(agent.agent_uuid),
+    ]);
+    const catalog = toolCatalog(agent, tables, activeRoutingRules(agent));
+    const prompt = buildPrompt({
+      agent,
+      history: history.map((message) => ({ sender: message.sender, message_type: message.message_type, content: message.content })),
+      memory,
+      contact: contact ? { name: contact.name, phone_number: contact.phone_number, email: contact.email } : null,
+      channel: conversation.channel,
+      now,
+      budgetTokens: this.deps.settings.promptBudgetTokens,
+    });
+    const baseUrl = agent.custom_llm_url ?? undefined;
+    const signal = stream?.signal;
+
+    // The guard check runs beside the first round. Until it has answered, streamed text
+    // is held back: a fired rule drops the reply, and text on the wire cannot be taken back.
+    const guardRules = guardRulesFor(agent, conversation.channel);
+    const held: string[] = [];
+    let guardPending = guardRules.length > 0;
+    let fired: GuardRule | null = null;
+    const guard = checkGuardRules(this.deps.llm, { rules: guardRules, recent: lastCustomerMessages(prompt.messages), agentUuid: agent.agent_uuid, baseUrl, signal })
+      .catch((error) => {
+        this.deps.logger.warn('guard check failed; no guard rule fires for this message', { agent_uuid: agent.agent_uuid, error: String(error) });
+        return null;
+      })
+      .then((rule) => {
+        fired = rule;
+        guardPending = false;
+        if (!rule) for (const text of held.splice(0)) stream?.emit('delta', { text });
+        return rule;
+      });
+    const onDelta = stream ? (text: string) => (guardPending ? held.push(text) : fired ? undefined : stream.emit('delta', { text })) : undefined;
+
+    const messages: ChatMessage[] = [...prompt.messages];
+    const spoken: string[] = [];
+    const tools: ToolOutcome[] = [];
+    let effect: ToolOutcome['effect'];
+    for (let round = 0; ; round++) {
+      const toolsAllowed = round < this.deps.settings.maxToolRounds;
+      const result = await this.model({
+        messages,
+        ...(toolsAllowed ? { tools: catalog.definitions, parallelToolCalls: true } : {}),
+        agentUuid: agent.agent_uuid,
+        purpose: 'runtime.turn',
+        ...(baseUrl ? { baseUrl } : {}),
+        ...(onDelta ? { onDelta } : {}),
+        signal,
+      });
+      if (result.content && result.content.trim() !== '') spoken.push(result.content);
+      if (result.toolCalls.length === 0 || !toolsAllowed) break;
+      // No tool runs (an intent may book, cancel, charge) for a message a guard rule is about to take over.
+      if (await guard) break;
+      const outcomes = await runTools(result.toolCalls, {
+        agentUuid: agent.agent_uuid,
+        conversationUuid: conversation.uuid,
+        contact: contact ? { uuid: contact.uuid, name: contact.name, phone_number: contact.phone_number, email: contact.email } : null,
+        catalog,
+        egress: this.deps.egress,
+        agents: this.deps.agents,
+        knowledge: this.deps.knowledge,
+        records: this.deps.records,
+        intentTimeoutMs: this.deps.settings.intentTimeoutMs,
+        signal,
+      });
+      for (const outcome of outcomes) {
+        tools.push(outcome);
+        stream?.emit('tool_call', { name: outcome.call.name, arguments: outcome.call.arguments, status: outcome.status, duration_ms: outcome.durationMs });
+      }
+      effect = outcomes.find((outcome) => outcome.effect)?.effect;
+      if (effect) break;
+      const assistant: AssistantMessage = { role: 'assistant', content: result.content, toolCalls: result.toolCalls };
+      messages.push(assistant, ...outcomes.map((outcome): ToolMessage => ({ role: 'tool', toolCallId: outcome.call.id, content: JSON.stringify(outcome.result) })));
+    }
+
+    const rule = await guard;
+    if (rule) {
+      const forward = rule.then_action === 'forward';
+      const line = (forward ? rule.say_before_forwarding : rule.say_before_end) || (forward ? DEFAULT_TRANSFER_LINE : DEFAULT_CLOSING_LINE);
+      return say([line], {
+        tools,
+        status: forward ? 'transferred' : 'closed',
+        reason: `guard:${rule.uuid}`,
+        transfer: forward ? transferOf(rule.uuid, 'guard', rule) : null,
+      });
+    }
+    if (effect?.kind === 'transfer') {
+      const routing = catalog.routingRules.get(effect.ruleUuid)!;
+      return say([routing.voice_response || DEFAULT_TRANSFER_LINE], { tools, status: 'transferred', reason: `routing:${routing.uuid}`, transfer: transferOf(routing.uuid, 'routing', routing) });
+    }
+    const text = spoken.join('\n\n');
+    const lines = text.trim() === '' ? [] : splitMessages(agent, text);
+    if (effect?.kind === 'end') {
+      // The closing line is what the model said with the call; a default when it said nothing.
+      const closing = lines.length > 0 ? lines : say([DEFAULT_CLOSING_LINE]).lines;
+      return { lines: closing, tools, status: 'closed', reason: effect.reason ? `agent: ${effect.reason}` : 'agent', transfer: null };
+    }
+    return { lines, tools, status: 'open', transfer: null };
+  }
+
+  private async model(request: Parameters<LlmService['chat']>[0]) {
+    try {
+      return await this.deps.llm.chat(request);
+    } catch (error) {
+      if (error instanceof LlmNotConfiguredError) throw new HttpError(503, 'No model is configured (LLM_BASE_URL)');
+      if (error instanceof LlmError) throw new HttpError(502, `The model did not answer: ${error.message}`);
+      throw error;
+    }
+  }
+}
+
+interface Answer {
+  lines: string[];
+  tools: ToolOutcome[];
+  status: 'open' | 'transferred' | 'closed';
+  reason?: string;
+  transfer: Transfer | null;
+}
+
+function transferOf(ruleUuid: string, kind: 'routing' | 'guard', rule: { destination_type: string; destination: string; destination_agent_uuid: string | null }): Transfer {
+  return { rule_uuid: ruleUuid, kind, destination_type: rule.destination_type, destination: rule.destination, destination_agent_uuid: rule.destination_agent_uuid };
+}
+
+/** The guard judges the newest customer message, with the two messages before it for context. */
+function lastCustomerMessages(messages: ChatMessage[]): ChatMessage[] {
+  return messages.filter((message) => message.role === 'user' || message.role === 'assistant').slice(-3);
+}
+
+/** A tool message's content: what the export and the messages listing show of the call. */
+function toolMessageContent(outcome: ToolOutcome): string {
+  return JSON.stringify({ name: outcome.call.name, arguments: outcome.call.arguments, status: outcome.status, duration_ms: outcome.durationMs, result: outcome.result });
+}
+
+function intentCalled(begun: BegunTurn, conversation: ConversationJson, outcome: ToolOutcome): IntentCalledEvent {
+  return {
+    agent_uuid: begun.agent.agent_uuid,
+    conversation_uuid: conversation.uuid,
+    contact_uuid: conversation.contact_uuid,
+    intent_uuid: outcome.intentUuid!,
+    intent: outcome.call.name,
+    parameters: outcome.call.arguments,
+    status: outcome.status,
+    duration_ms: outcome.durationMs,
+    result: outcome.result,
+  };
+}

@@ -1,0 +1,1 @@
+export { TurnLease } from './turn-lease.entity';

@@ -1,0 +1,53 @@
+import { coreServices, definePlugin } from '../../core';
+import { agentDirectoryRef, agentWebhookEvents } from '../agents';
+import { contactDirectoryRef } from '../contacts';
+import { conversationWriterRef } from '../conversations';
+import { contactMemoryRef } from '../memorize';
+import { knowledgeSearchRef, tableRecordsRef } from '../tables';
+import { registerChatRoute } from './chat/chat-route';
+import { Turn } from './chat/turn';
+import { TurnLeases } from './chat/turn-lease';
+import * as entities from './entities';
+import { Migration0001Runtime } from './migrations/0001-runtime';
+import { runtimeConfig, type RuntimeSettings } from './runtime-config';
+import { intentCalledEvent } from './topics';
+
+// The public API of the runtime plugin: what other plugins (channel adapters, calls) may import.
+export { RUNTIME_TOPICS, type IntentCalledEvent } from './topics';
+export type { ChatTurnJson } from './chat/chat-schemas';
+
+const settingsOf = (config: { get<T>(key: string): T }): RuntimeSettings =>
+  Object.fromEntries(Object.keys(runtimeConfig).map((key) => [key, config.get(key)])) as RuntimeSettings;
+
+/**
+ * The conversation runtime: agents that talk. One turn reads the agent's configuration,
+ * builds its prompt, calls the model with the agent's tools, checks the guard rules
+ * beside it, and records everything on the conversation (docs/agent-prompt.md).
+ */
+export default definePlugin({
+  id: 'runtime',
+  dependsOn: ['agents', 'conversations', 'contacts', 'tables', 'memorize'],
+  entities: Object.values(entities),
+  migrations: [{ name: '0001-runtime', class: Migration0001Runtime }],
+  config: runtimeConfig,
+  contributes: [agentWebhookEvents.add(intentCalledEvent)],
+  deps: {
+    http: coreServices.http,
+    bus: coreServices.bus,
+    config: coreServices.config,
+    llm: coreServices.llm,
+    egress: coreServices.egress,
+    logger: coreServices.logger,
+    agents: agentDirectoryRef,
+    conversations: conversationWriterRef,
+    contacts: contactDirectoryRef,
+    knowledge: knowledgeSearchRef,
+    records: tableRecordsRef,
+    memory: contactMemoryRef,
+  },
+  init({ http, config, ...deps }) {
+    const settings = settingsOf(config);
+    const turn = new Turn({ ...deps, settings, leases: new TurnLeases(settings) });
+    registerChatRoute(http, turn);
+  },
+});
