@@ -44,6 +44,12 @@ export interface EgressRequestOptions {
    * here ends the call and is thrown as it is. Other statuses are read whole, as usual.
    */
   onChunk?: (chunk: Buffer) => void;
+  /**
+   * With `onChunk`: fails the call with `EgressTimeoutError` (phase `idle`) when the body
+   * sends nothing for this long, so a server that stalls mid-answer is noticed before
+   * `timeoutMs` (which a long streamed answer needs to be generous) runs out.
+   */
+  idleTimeoutMs?: number;
 }
 
 export interface EgressResponse {
@@ -151,7 +157,7 @@ export class EgressClient implements Egress {
           continue;
         }
         const streamed = options.onChunk && response.statusCode >= 200 && response.statusCode < 300;
-        const body = streamed ? await passCapped(response, maxResponseBytes, options.onChunk!) : await readCapped(response, maxResponseBytes);
+        const body = streamed ? await passCapped(response, maxResponseBytes, options.onChunk!, options.idleTimeoutMs) : await readCapped(response, maxResponseBytes);
         this.settings.logger.debug('egress call', {
           method,
           host: target.host,
@@ -348,20 +354,33 @@ class ChunkHandlerFailure {
 }
 
 /** Hands the body to `onChunk` piece by piece, within the same cap as readCapped. */
-async function passCapped(response: Dispatcher.ResponseData, maxBytes: number, onChunk: (chunk: Buffer) => void): Promise<Buffer> {
+async function passCapped(response: Dispatcher.ResponseData, maxBytes: number, onChunk: (chunk: Buffer) => void, idleTimeoutMs?: number): Promise<Buffer> {
+  let idle: NodeJS.Timeout | undefined;
+  // Re-armed at each chunk; destroying the body ends the loop below with this error.
+  const arm = () => {
+    if (!idleTimeoutMs) return;
+    clearTimeout(idle);
+    idle = setTimeout(() => response.body.destroy(new EgressTimeoutError('idle', idleTimeoutMs)), idleTimeoutMs);
+  };
   let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      response.body.destroy();
-      throw new EgressResponseTooLargeError(maxBytes);
+  arm();
+  try {
+    for await (const chunk of response.body) {
+      arm();
+      size += chunk.length;
+      if (size > maxBytes) {
+        response.body.destroy();
+        throw new EgressResponseTooLargeError(maxBytes);
+      }
+      try {
+        onChunk(chunk);
+      } catch (error) {
+        response.body.destroy();
+        throw new ChunkHandlerFailure(error);
+      }
     }
-    try {
-      onChunk(chunk);
-    } catch (error) {
-      response.body.destroy();
-      throw new ChunkHandlerFailure(error);
-    }
+  } finally {
+    clearTimeout(idle);
   }
   return Buffer.alloc(0);
 }

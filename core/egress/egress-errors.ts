@@ -19,12 +19,19 @@ export class EgressRefusedError extends EgressError {
 export class EgressTimeoutError extends EgressError {
   override readonly name = 'EgressTimeoutError';
   constructor(
-    /** `connect`: no connection within the connect timeout; `total`: the whole call ran out of time. */
-    readonly phase: 'connect' | 'total',
+    /** `connect`: no connection within the connect timeout; `total`: the whole call ran out of time; `idle`: a streamed body went quiet for too long. */
+    readonly phase: 'connect' | 'total' | 'idle',
     readonly timeoutMs: number,
     options?: ErrorOptions,
   ) {
-    super(phase === 'connect' ? `could not connect within ${timeoutMs} ms` : `outbound call did not complete within ${timeoutMs} ms`, options);
+    super(
+      phase === 'connect'
+        ? `could not connect within ${timeoutMs} ms`
+        : phase === 'idle'
+          ? `the streamed answer sent nothing for ${timeoutMs} ms`
+          : `outbound call did not complete within ${timeoutMs} ms`,
+      options,
+    );
   }
 }
 

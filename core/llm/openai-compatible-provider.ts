@@ -10,6 +10,9 @@ import { ChatStreamReader } from './openai-stream';
 
 export const OPENAI_COMPATIBLE_PROVIDER_ID = 'openai-compatible';
 
+/** A streamed call's whole may last this many LLM_TIMEOUT_MS (each silence between chunks at most one). */
+const STREAM_TOTAL_TIMEOUTS = 10;
+
 export interface OpenAiCompatibleProviderOptions {
   config: LlmConfig;
   /** Every call goes through egress, so the address policy applies to model servers too. */
@@ -103,10 +106,12 @@ class OpenAiCompatibleProvider implements LlmProvider {
           method: 'POST',
           headers,
           body,
-          timeoutMs: config.llmTimeoutMs,
+          // A streamed answer may take longer than one attempt's timeout as long as it keeps coming:
+          // LLM_TIMEOUT_MS bounds the silence between chunks, and ten times it the whole.
+          timeoutMs: stream ? config.llmTimeoutMs * STREAM_TOTAL_TIMEOUTS : config.llmTimeoutMs,
           retries: 0,
           signal: request.signal,
-          ...(stream ? { onChunk: (chunk: Buffer) => stream.push(chunk) } : {}),
+          ...(stream ? { onChunk: (chunk: Buffer) => stream.push(chunk), idleTimeoutMs: config.llmTimeoutMs } : {}),
         });
       } catch (error) {
         if (request.signal?.aborted) throw error;

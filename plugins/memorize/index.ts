@@ -31,7 +31,7 @@ export default definePlugin({
     createServiceFactory({
       service: contactMemoryRef,
       deps: { orm: coreServices.orm },
-      factory: ({ orm }) => createContactMemoryReader(orm, async (agentUuid) => (await memorizeOverrides.effective(orm.em, agentUuid)).values.enabled),
+      factory: ({ orm }) => createContactMemoryReader(orm, async (em, agentUuid) => (await memorizeOverrides.effective(em, agentUuid)).values.enabled),
     }),
   ],
   deps: {

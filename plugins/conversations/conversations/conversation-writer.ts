@@ -132,7 +132,8 @@ export function createConversationWriter({ bus, agents, sessionization, contacts
     async history(em, conversationUuid, limit) {
       if (!(limit >= 1)) return [];
       // The newest `limit`, read newest first, then turned to oldest first.
-      const rows = await em.find(ConversationMessage, { conversationUuid }, { orderBy: { createdAt: 'desc', uuid: 'desc' }, limit: Math.floor(limit) });
+      // Read to be shown, never changed: kept out of the identity map, so the transaction's flush does not look at them.
+      const rows = await em.find(ConversationMessage, { conversationUuid }, { orderBy: { createdAt: 'desc', uuid: 'desc' }, limit: Math.floor(limit), disableIdentityMap: true });
       return rows.reverse().map(messageJson);
     },
 

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { createServiceRef, type OrmService } from '../../../core';
 import { ContactMemory } from './contact-memory.entity';
 
@@ -37,11 +38,12 @@ export const memoryJson = (row: ContactMemory): MemoryItem => ({
  * turning it off stops new ones, and recall reads none while it is off, so turning it
  * off is also how a tenant stops the model seeing them.
  */
-export function createContactMemoryReader(orm: OrmService, enabled: (agentUuid: string) => Promise<boolean>): ContactMemoryReader {
+export function createContactMemoryReader(orm: OrmService, enabled: (em: EntityManager, agentUuid: string) => Promise<boolean>): ContactMemoryReader {
   return {
     async recall(agentUuid, contactUuid, options = {}) {
-      if (!(await enabled(agentUuid))) return [];
-      const rows = await orm.em.find(
+      const em = workEm(orm);
+      if (!(await enabled(em, agentUuid))) return [];
+      const rows = await em.find(
         ContactMemory,
         { agentUuid, contactUuid, expiresAt: { $gt: new Date() } },
         { orderBy: { createdAt: 'desc', uuid: 'desc' }, limit: options.limit ?? 5 },
@@ -49,4 +51,14 @@ export function createContactMemoryReader(orm: OrmService, enabled: (agentUuid: 
       return rows.map(memoryJson);
     },
   };
+}
+
+/**
+ * The request's or message's EntityManager (in its transaction when one is open), or a
+ * fresh fork when the caller has neither, e.g. a streamed reply that holds no transaction
+ * while the model answers: the tenant still comes from the work context.
+ */
+function workEm(orm: OrmService): EntityManager {
+  const em = orm.em.getContext(false);
+  return em.global ? orm.fork() : em;
 }

@@ -60,7 +60,9 @@ const DEFAULT_TRANSFER_LINE = 'Let me transfer you now.';
 const DEFAULT_CLOSING_LINE = 'Thank you for reaching out. Goodbye!';
 
 /**
- * One turn of a conversation (decisions-2.md §1). `begin` does what can still answer
+ * One turn of a conversation (decisions-2.md §1). Each transaction runs on a fresh fork,
+ * so what one step read (the agent, the history) is not change-tracked by the next's flush.
+ * `begin` does what can still answer
  * with a status (404, 409) before a stream starts; `run` takes the conversation's turn
  * lease and then works in three steps, none holding a database connection while the
  * model or a tool is waited for:
@@ -79,7 +81,7 @@ export class Turn {
     const agent = (await this.deps.agents.get(agentUuid)) as AgentView | null;
     if (!agent) throw new NotFoundError('Agent not found');
     const inactive = () => new ConflictError(`The agent is ${agent.status}; only an active agent answers`);
-    const conversation = await em.transactional(async (tx) => {
+    const conversation = await em.fork().transactional(async (tx) => {
       if (body.conversation_uuid) {
         // What does not exist answers 404 before what exists but cannot talk answers 409.
         const found = await this.deps.conversations.lock(tx, body.conversation_uuid);
@@ -107,7 +109,7 @@ export class Turn {
     const limit = dailyLimit(agent);
 
     // 1. The customer's message, and what the model is to see.
-    const opened = await em.transactional(async (tx) => {
+    const opened = await em.fork().transactional(async (tx) => {
       const conversation = await this.deps.conversations.lock(tx, conversationUuid);
       if (!conversation) throw new NotFoundError('Conversation not found');
       if (conversation.status !== 'open') throw new ConflictError(`The conversation is ${conversation.status}`);
@@ -121,7 +123,7 @@ export class Turn {
     const answer = await this.answer(em, begun, opened.conversation, opened.history, opened.today, now, stream);
 
     // 3. What the turn said and did, recorded at once.
-    return em.transactional(async (tx) => {
+    return em.fork().transactional(async (tx) => {
       for (const outcome of answer.tools) {
         await this.deps.conversations.record(tx, conversationUuid, { sender: 'agent', messageType: 'tool', content: toolMessageContent(outcome) });
         if (outcome.intentUuid) await this.deps.bus.publish(RUNTIME_TOPICS.intentCalled, intentCalled(begun, opened.conversation, outcome));

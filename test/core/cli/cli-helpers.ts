@@ -8,6 +8,14 @@ const run = promisify(execFile);
 export const SECRETS_KEY = crypto.randomBytes(32).toString('base64');
 export const ROOT = path.resolve(__dirname, '../../..');
 
+/**
+ * Each `switchboard` call boots a kernel with every plugin in a process of its own (the
+ * first on a fresh clone also compiles the TypeScript): seconds each on a busy machine,
+ * tens of seconds beside the fuzz suite. This bounds a hang; the tests wait for the
+ * processes, never for a fixed time.
+ */
+export const CLI_TEST_TIMEOUT_MS = 180_000;
+
 /** Runs `switchboard <args>` as a user would, with only the given environment. */
 export async function switchboard(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   try {

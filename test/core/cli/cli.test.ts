@@ -4,7 +4,9 @@ import path from 'node:path';
 import supertest from 'supertest';
 import { createTestDatabase } from '../../../core/testing';
 import { startTestKernel } from '../../../core/testing';
-import { ROOT, switchboard } from './cli-helpers';
+import { CLI_TEST_TIMEOUT_MS, ROOT, switchboard } from './cli-helpers';
+
+jest.setTimeout(CLI_TEST_TIMEOUT_MS);
 
 const EXAMPLES = path.join(ROOT, 'examples/plugins');
 
@@ -53,7 +55,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'flows/0001-flows', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'agent-webhooks/0001-agent-webhook-deliveries', 'flows/0001-flows', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -101,6 +103,7 @@ describe('switchboard CLI', () => {
       expect(listed.code).toBe(0);
       expect(JSON.parse(listed.stdout)).toEqual([
         { id: 'agents', dependsOn: [], origin: path.join(ROOT, 'plugins/agents') },
+        { id: 'agent-webhooks', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/agent-webhooks') },
         { id: 'flows', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/flows') },
         { id: 'app-agents', dependsOn: ['flows', 'agents'], origin: path.join(ROOT, 'plugins/app-agents') },
         { id: 'conversations', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/conversations') },

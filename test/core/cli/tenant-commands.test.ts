@@ -1,15 +1,9 @@
 import path from 'node:path';
 import supertest from 'supertest';
 import { createTestDatabase, startTestKernel, waitFor } from '../../../core/testing';
-import { ROOT, switchboard } from './cli-helpers';
+import { CLI_TEST_TIMEOUT_MS, ROOT, switchboard } from './cli-helpers';
 
 const NOTES = path.join(ROOT, 'examples/plugins/notes');
-/**
- * Each `switchboard` call boots a kernel with every plugin in a process of its own (the
- * first on a fresh clone also compiles the TypeScript): seconds each on a busy machine.
- * This bounds a hang; the tests wait for the processes, never for a fixed time.
- */
-const CLI_TEST_TIMEOUT_MS = 120_000;
 
 describe('switchboard tenant delete', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -105,6 +105,98 @@ describe('egress: requests and responses', () => {
   });
 });
 
+describe('egress: streamed bodies (onChunk)', () => {
+  it('passes each chunk as it arrives, before the body has ended', async () => {
+    let finish: () => void = () => {};
+    const server = await peer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      finish = () => res.end('data: two\n\n');
+    });
+    const { egress } = egressWith();
+    const seen: string[] = [];
+    const response = await egress.request(`${server.url}/stream`, {
+      onChunk: (chunk) => {
+        seen.push(chunk.toString('utf8'));
+        // The second piece is only sent once the first was received here.
+        if (seen.length === 1) finish();
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(seen.join('')).toBe('data: one\n\ndata: two\n\n');
+    expect(seen[0]).toBe('data: one\n\n');
+    expect(response.body).toHaveLength(0);
+  });
+
+  it('reads an error status whole, without calling onChunk', async () => {
+    const server = await peer((_request, res) => json(res, 429, { error: { message: 'slow down' } }));
+    const { egress } = egressWith({ egressMaxRetries: 0 });
+    const onChunk = jest.fn();
+    const response = await egress.request(`${server.url}/stream`, { onChunk });
+    expect(response.status).toBe(429);
+    expect(response.json()).toEqual({ error: { message: 'slow down' } });
+    expect(onChunk).not.toHaveBeenCalled();
+  });
+
+  it('a streamed call goes through the address policy: loopback refused by default, nothing sent', async () => {
+    const server = await peer((_request, res) => res.end('data: never\n\n'));
+    const { egress } = egressWith({ egressAllowCidrs: [] });
+    const onChunk = jest.fn();
+    await expect(egress.request(`${server.url}/stream`, { onChunk })).rejects.toBeInstanceOf(EgressRefusedError);
+    expect(onChunk).not.toHaveBeenCalled();
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a stream that stalls is cut off by the timeout, after the chunks already passed', async () => {
+    const server = await peer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+    });
+    const { egress } = egressWith();
+    const seen: string[] = [];
+    const error = await egress.request(`${server.url}/stream`, { timeoutMs: 300, onChunk: (chunk) => seen.push(chunk.toString('utf8')) }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(EgressTimeoutError);
+    expect(seen).toEqual(['data: first\n\n']);
+  });
+
+  it('a stream that goes quiet fails after idleTimeoutMs, long before the total timeout', async () => {
+    const server = await peer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: a\n\n');
+      // Keeps sending within the idle limit for a while, then stops.
+      let sent = 0;
+      const tick = setInterval(() => {
+        if (++sent > 3) return clearInterval(tick);
+        res.write('data: b\n\n');
+      }, 100);
+      res.on('close', () => clearInterval(tick));
+    });
+    const { egress } = egressWith();
+    const seen: string[] = [];
+    const started = Date.now();
+    const error = await egress
+      .request(`${server.url}/stream`, { timeoutMs: 10_000, idleTimeoutMs: 300, onChunk: (chunk) => seen.push(chunk.toString('utf8')) })
+      .catch((caught: unknown) => caught);
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(EgressTimeoutError);
+    expect(error).toMatchObject({ phase: 'idle', timeoutMs: 300 });
+    expect(seen.join('')).toBe('data: a\n\n' + 'data: b\n\n'.repeat(3));
+    // 3 chunks at 100 ms did not trip it; the silence after them did.
+    expect(elapsed).toBeGreaterThanOrEqual(550);
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it('what onChunk throws ends the call and is thrown as it is', async () => {
+    const server = await peer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: x\n\n');
+    });
+    const { egress } = egressWith();
+    const mine = new Error('bad chunk');
+    await expect(egress.request(`${server.url}/stream`, { timeoutMs: 5000, onChunk: () => { throw mine; } })).rejects.toBe(mine);
+  });
+});
+
 describe('egress: timeouts', () => {
   it('a server that never answers fails with EgressTimeoutError within the limit', async () => {
     const server = await peer(() => {});

@@ -150,6 +150,23 @@ describe('llm service: usage records', () => {
     expect(row.durationMs).toBeGreaterThanOrEqual(0);
   });
 
+  it('records the agent a call was for, and null when the caller did not say', async () => {
+    const agentUuid = '0b6f4a53-8d7e-4c1a-9a51-3f0c2b7e9d10';
+    server.reply({ content: 'one' });
+    server.reply({ content: 'two' });
+    const llm = serviceWith();
+    await runInContext({ tenant }, () => llm.chat({ messages: [{ role: 'user', content: 'a' }], purpose: 'runtime.turn', agentUuid }));
+    await runInContext({ tenant }, () => llm.chat({ messages: [{ role: 'user', content: 'b' }], purpose: 'other' }));
+    await llm.flushUsage();
+
+    const rows = await usageRows();
+    expect(rows.map((row) => [row.purpose, row.agentUuid])).toEqual([
+      ['runtime.turn', agentUuid],
+      ['other', null],
+    ]);
+    expect(await orm.em.fork().count(LlmUsage, { agentUuid })).toBe(1);
+  });
+
   it('records failed calls as errors, with the model asked for and no tokens; outside a tenant the tenant is null', async () => {
     server.reply({ status: 500, error: 'down' }, { status: 500, error: 'down' });
     const llm = serviceWith({ llmMaxRetries: 1 });

@@ -1,3 +1,4 @@
+import { coreServices, definePlugin } from '../../../core';
 import { startFakeLlmServer, startTestKernel, waitFor, type FakeLlmServer, type TestKernel } from '../../../core/testing';
 import { activeAgent, RUNTIME_PLUGINS, startReceiver, type Receiver } from './runtime-test-kit';
 
@@ -5,10 +6,21 @@ let model: FakeLlmServer;
 let receiver: Receiver;
 let kit: TestKernel;
 
+/** What the runtime published on `agent.intent_called`. */
+const intentEvents: any[] = [];
+const intentProbe = definePlugin({
+  id: 'intent-probe',
+  dependsOn: ['runtime'],
+  deps: { bus: coreServices.bus },
+  init({ bus }) {
+    bus.consume({ name: 'intent-events', topics: ['agent.intent_called'] }, async (message) => void intentEvents.push({ ...(message.payload as object), tenant: message.tenant?.uuid }));
+  },
+});
+
 beforeAll(async () => {
   model = await startFakeLlmServer();
   receiver = await startReceiver();
-  kit = await startTestKernel({ plugins: RUNTIME_PLUGINS, config: { llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0 } });
+  kit = await startTestKernel({ plugins: [...RUNTIME_PLUGINS, intentProbe], config: { llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0 } });
 });
 afterAll(async () => {
   await kit?.stop();
@@ -74,6 +86,15 @@ describe('intents', () => {
     expect(turn.reply.content).toBe('Booked for Tuesday at 10.');
     const [recorded] = await toolMessages(turn.conversation_uuid);
     expect(JSON.parse(recorded.content)).toMatchObject({ name: 'book_appointment', status: 'ok', result: { booked: true } });
+
+    // `intent_called` (an agent webhook event) is published with the turn's records.
+    const [event] = await waitFor(
+      () => intentEvents.filter((e) => e.conversation_uuid === turn.conversation_uuid),
+      (found) => found.length === 1,
+    );
+    expect(event).toMatchObject({ tenant: kit.tenant.uuid, agent_uuid: agent, intent: 'book_appointment', parameters: { day: 'Tuesday' }, status: 'ok', result: { booked: true, at: 'Tuesday 10:00' } });
+    const catalog = (await kit.api.get('/api/v1/agent-webhook-events').expect(200)).body.data.items.map((e: any) => e.name);
+    expect(catalog).toEqual(expect.arrayContaining(['intent_called', 'conversation_status', 'message_created']));
   });
 
   it('a failing webhook goes back to the model as an error result, and the turn still answers', async () => {

@@ -1,0 +1,1 @@
+export { AgentWebhookDelivery, type DeliveryStatus } from './webhook-delivery.entity';

@@ -1,0 +1,95 @@
+import { DataEnvelope, ListEnvelope, NotFoundError, PageQuery, ResourceId, Type, Uuid, defineRoute, pageOf, pageWindow, type BusService, type HttpService } from '../../core';
+import type { AgentDirectory } from '../agents';
+import { AgentWebhookDelivery } from './entities';
+import { requeue } from './delivery';
+
+const tags = ['agent-webhooks'];
+export const WEBHOOK_NOT_FOUND = 'Webhook not found';
+export const DELIVERY_NOT_FOUND = 'Delivery not found';
+
+const DeliverySchema = Type.Object({
+  uuid: Uuid({ description: 'Also the `webhook-id` header of every attempt' }),
+  event: Type.String({ description: 'The event name (the body’s `type`)' }),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Integer({ description: 'Attempts made so far' }),
+  last_status_code: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null when none answered' }),
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  next_attempt_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'When the next attempt is due; null once succeeded or failed' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+const WebhookParams = Type.Object({
+  uuid: ResourceId('agents.agent', 'The agent’s uuid'),
+  webhookUuid: ResourceId('agents.webhook', 'The webhook’s uuid'),
+});
+const DeliveryParams = Type.Object({ ...WebhookParams.properties, deliveryUuid: ResourceId('agent-webhooks.delivery', 'The delivery’s uuid') });
+
+const json = (row: AgentWebhookDelivery) => ({
+  uuid: row.uuid,
+  event: row.event,
+  status: row.status,
+  attempts: row.attempts,
+  last_status_code: row.lastStatusCode,
+  last_error: row.lastError,
+  next_attempt_at: row.nextAttemptAt?.toISOString() ?? null,
+  created_at: row.createdAt.toISOString(),
+});
+
+const DELIVERY_DOC =
+  'Each event an agent webhook subscribes to is POSTed to its URL as JSON `{type, timestamp, data}` (Standard Webhooks): ' +
+  'headers `webhook-id` (the delivery uuid, the same on every attempt), `webhook-timestamp` (unix seconds of the attempt), ' +
+  '`webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` (key: the secret base64-decoded after a `whsec_` prefix, ' +
+  'else its UTF-8 bytes; no secret, no signature) and `content-type: application/json`. Any 2xx succeeds; otherwise it is retried after ' +
+  'AGENT_WEBHOOKS_RETRY_SCHEDULE (default 5s, 30s, 2m, 10m, 1h, 6h, with jitter), then failed. A URL the egress policy refuses, or a webhook ' +
+  'deleted, deactivated or unsubscribed meanwhile, fails at once.';
+
+/** `GET …/webhooks/{webhookUuid}/deliveries` and `POST …/deliveries/{deliveryUuid}/retry`. */
+export function registerDeliveryRoutes(http: HttpService, bus: BusService, agents: AgentDirectory): void {
+  // The webhook must be the agent's, in this tenant (row-level security scopes the rows; this scopes the path).
+  const findWebhookDelivery = async (em: any, params: { uuid: string; webhookUuid: string }) => {
+    const webhook = await em.getConnection().execute(`select 1 from agent_webhooks where uuid = ? and agent_uuid = ?`, [params.webhookUuid, params.uuid], 'all', em.getTransactionContext());
+    if (webhook.length === 0 || !(await agents.exists(params.uuid))) throw new NotFoundError(WEBHOOK_NOT_FOUND);
+  };
+
+  http.route(
+    defineRoute({
+      method: 'GET',
+      path: '/api/v1/agents/:uuid/webhooks/:webhookUuid/deliveries',
+      summary: 'List a webhook’s deliveries, newest first',
+      description: DELIVERY_DOC,
+      tags,
+      params: WebhookParams,
+      query: PageQuery(),
+      errors: [404],
+      response: ListEnvelope(DeliverySchema),
+      handler: async ({ params, query, em }) => {
+        await findWebhookDelivery(em, params);
+        const [rows, total] = await em.findAndCount(AgentWebhookDelivery, { agentUuid: params.uuid, webhookUuid: params.webhookUuid }, { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) });
+        return pageOf(rows.map(json), total, query);
+      },
+    }),
+  );
+
+  http.route(
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/agents/:uuid/webhooks/:webhookUuid/deliveries/:deliveryUuid/retry',
+      summary: 'Retry a delivery now',
+      description:
+        'Queues one attempt now of a pending or failed delivery (the same body, `webhook-id` and the webhook’s current URL and secret); a queued delayed retry is superseded. ' +
+        'A succeeded delivery is sent again too. Answers 202 with the delivery as queued.',
+      tags,
+      params: DeliveryParams,
+      status: 202,
+      errors: [404],
+      response: DataEnvelope(DeliverySchema),
+      handler: async ({ params, em }) => {
+        await findWebhookDelivery(em, params);
+        const delivery = await em.findOne(AgentWebhookDelivery, { uuid: params.deliveryUuid, agentUuid: params.uuid, webhookUuid: params.webhookUuid });
+        if (!delivery) throw new NotFoundError(DELIVERY_NOT_FOUND);
+        await requeue(bus, delivery);
+        return { data: json(delivery) };
+      },
+    }),
+  );
+}
