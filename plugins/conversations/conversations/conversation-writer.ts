@@ -13,6 +13,14 @@ import { armIdleTimer, closeSession, openSession } from './session-lifecycle';
 
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 
+/** One message to record: who, what kind, what; `createdAt` defaults to the time of recording. */
+export interface RecordInput {
+  sender: Sender;
+  messageType?: MessageType;
+  content: string;
+  createdAt?: Date;
+}
+
 /**
  * How conversations are written, for the routes of this plugin and for other plugins
  * (the agent runtime): one code path, so a message recorded by a chat turn opens
@@ -26,7 +34,9 @@ export interface ConversationWriter {
   /** Locks the conversation row (select ... for update) in em's transaction; null when not found in the current tenant. */
   lock(em: EntityManager, conversationUuid: string): Promise<ConversationJson | null>;
   /** Records a message exactly as POST /conversations/{uuid}/messages does (session opened if none, message_count, idle timer, events); refuses a closed conversation with ConflictError. */
-  record(em: EntityManager, conversationUuid: string, input: { sender: Sender; messageType?: MessageType; content: string; createdAt?: Date }): Promise<MessageJson>;
+  record(em: EntityManager, conversationUuid: string, input: RecordInput): Promise<MessageJson>;
+  /** As `record` for several messages of the conversation at once, in order, under one lock and one flush. */
+  recordMany(em: EntityManager, conversationUuid: string, inputs: readonly RecordInput[]): Promise<MessageJson[]>;
   /** Sets status transferred or closed (closed closes the open session like POST .../close does) and publishes the status event with the reason. */
   setStatus(em: EntityManager, conversationUuid: string, status: 'transferred' | 'closed', reason?: string): Promise<ConversationJson>;
   /** Messages of a conversation, oldest first, the last `limit` of them (for the model's history). */
@@ -53,6 +63,45 @@ export function createConversationWriter({ bus, agents, sessionization, contacts
     const conversation = await lockConversation(em, uuid);
     if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
     return conversation;
+  };
+
+  /**
+   * Messages of one conversation, in the order given, under one lock of the conversation
+   * and of its open session, in one flush and one `publishMany` (a turn's closing lines
+   * and tool calls). Ids grow within a process, so equal timestamps keep that order.
+   */
+  const recordMany = async (em: EntityManager, conversationUuid: string, inputs: readonly RecordInput[]): Promise<MessageJson[]> => {
+    if (inputs.length === 0) return [];
+    const conversation = await locked(em, conversationUuid);
+    // A transferred conversation goes on (a person may take over); only a closed one is over.
+    if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');
+    // Taken under the lock, so messages of one conversation are stamped in the order they are recorded.
+    const now = new Date();
+    const existing = await lockOpenSession(em, conversation.uuid);
+    const session = existing ?? openSession(em, conversation, inputs[0].createdAt ?? now);
+    const messages = inputs.map((input) => {
+      const at = input.createdAt ?? now;
+      session.messageCount += 1;
+      if (input.sender === 'customer') session.lastCustomerMessageAt = at;
+      return em.create(ConversationMessage, {
+        conversationUuid: conversation.uuid,
+        sessionUuid: session.uuid,
+        agentUuid: conversation.agentUuid,
+        contactUuid: conversation.contactUuid,
+        channel: conversation.channel,
+        channelLabel: conversation.channelLabel,
+        sender: input.sender,
+        messageType: input.messageType ?? 'text',
+        content: input.content,
+        createdAt: at,
+        updatedAt: at,
+      });
+    });
+    await em.flush();
+    if (!existing || inputs.some((input) => input.sender === 'customer')) await armIdleTimer(bus, session.uuid, await sessionization.forAgent(em, conversation.agentUuid));
+    const json = messages.map(messageJson);
+    await bus.publishMany(CONVERSATION_TOPICS.messageCreated, json);
+    return json;
   };
 
   return {
@@ -82,34 +131,11 @@ export function createConversationWriter({ bus, agents, sessionization, contacts
     },
 
     async record(em, conversationUuid, input) {
-      const conversation = await locked(em, conversationUuid);
-      // A transferred conversation goes on (a person may take over); only a closed one is over.
-      if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');
-      // Taken under the lock, so messages of one conversation are stamped in the order they are recorded.
-      const now = input.createdAt ?? new Date();
-      const existing = await lockOpenSession(em, conversation.uuid);
-      const session = existing ?? openSession(em, conversation, now);
-      const message = em.create(ConversationMessage, {
-        conversationUuid: conversation.uuid,
-        sessionUuid: session.uuid,
-        agentUuid: conversation.agentUuid,
-        contactUuid: conversation.contactUuid,
-        channel: conversation.channel,
-        channelLabel: conversation.channelLabel,
-        sender: input.sender,
-        messageType: input.messageType ?? 'text',
-        content: input.content,
-        createdAt: now,
-        updatedAt: now,
-      });
-      session.messageCount += 1;
-      if (input.sender === 'customer') session.lastCustomerMessageAt = now;
-      await em.flush();
-      if (!existing || input.sender === 'customer') await armIdleTimer(bus, session.uuid, await sessionization.forAgent(em, conversation.agentUuid));
-      const json = messageJson(message);
-      await bus.publish(CONVERSATION_TOPICS.messageCreated, json);
-      return json;
+      const [message] = await recordMany(em, conversationUuid, [input]);
+      return message;
     },
+
+    recordMany: (em, conversationUuid, inputs) => recordMany(em, conversationUuid, inputs),
 
     async setStatus(em, conversationUuid, status, reason) {
       const conversation = await locked(em, conversationUuid);

@@ -124,12 +124,14 @@ export class Turn {
 
     // 3. What the turn said and did, recorded at once.
     return em.fork().transactional(async (tx) => {
-      for (const outcome of answer.tools) {
-        await this.deps.conversations.record(tx, conversationUuid, { sender: 'agent', messageType: 'tool', content: toolMessageContent(outcome) });
-        if (outcome.intentUuid) await this.deps.bus.publish(RUNTIME_TOPICS.intentCalled, intentCalled(begun, opened.conversation, outcome));
-      }
-      const recorded: MessageJson[] = [];
-      for (const line of answer.lines) recorded.push(await this.deps.conversations.record(tx, conversationUuid, { sender: 'agent', content: line }));
+      // The tool calls, then what the agent said, in one go (one lock, one flush).
+      const all = await this.deps.conversations.recordMany(tx, conversationUuid, [
+        ...answer.tools.map((outcome) => ({ sender: 'agent' as const, messageType: 'tool' as const, content: toolMessageContent(outcome) })),
+        ...answer.lines.map((line) => ({ sender: 'agent' as const, content: line })),
+      ]);
+      const intents = answer.tools.filter((outcome) => outcome.intentUuid).map((outcome) => intentCalled(begun, opened.conversation, outcome));
+      if (intents.length > 0) await this.deps.bus.publishMany(RUNTIME_TOPICS.intentCalled, intents);
+      const recorded: MessageJson[] = all.slice(answer.tools.length);
       if (answer.status !== 'open') await this.deps.conversations.setStatus(tx, conversationUuid, answer.status, answer.reason);
       const messages = recorded.map((message) => ({ uuid: message.message_uuid, content: message.content, created_at: message.created_at }));
       return {

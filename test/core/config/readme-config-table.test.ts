@@ -6,6 +6,8 @@ import conversations from '../../../plugins/conversations';
 import evaluation from '../../../plugins/evaluation';
 import flows from '../../../plugins/flows';
 import tables from '../../../plugins/tables';
+import runtime from '../../../plugins/runtime';
+import agentWebhooks from '../../../plugins/agent-webhooks';
 
 /**
  * README.md's configuration tables are written by hand; this keeps them true to the
@@ -44,7 +46,7 @@ const rows = new Map(
     }),
 );
 // The core settings, and those of the built-in plugins the README lists (under their plugin id).
-const settings = [...settingsOf(coreConfigSchema), ...[flows, tables, conversations, evaluation, contacts].flatMap((plugin) => settingsOf(plugin.config ?? {}, plugin.id))];
+const settings = [...settingsOf(coreConfigSchema), ...[flows, tables, conversations, evaluation, contacts, runtime, agentWebhooks].flatMap((plugin) => settingsOf(plugin.config ?? {}, plugin.id))];
 
 describe('README.md configuration table', () => {
   it('is there', () => {
