@@ -16,7 +16,7 @@ export const ChatRequest = Type.Object(
           email: Type.Optional(Type.String({ maxLength: 320 })),
           name: Type.Optional(Type.String({ maxLength: 200 })),
         },
-        { additionalProperties: false, description: 'Who talks, for a new conversation: the contact with this phone number or email, else a new one' },
+        { additionalProperties: false, description: 'Who talks, for a new conversation: the contact with this phone number or email, else a new one; with neither, the conversation has no contact (and no memory)' },
       ),
     ),
     channel: Type.Optional({ ...ChannelSchema, description: 'The channel of a new conversation (default `chat`)' }),

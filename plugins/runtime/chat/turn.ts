@@ -120,7 +120,7 @@ export class Turn {
     });
 
     // 2. The answer.
-    const answer = await this.answer(em, begun, opened.conversation, opened.history, opened.today, now, stream);
+    const answer = await this.answer(begun, opened.conversation, opened.history, opened.today, now, stream);
 
     // 3. What the turn said and did, recorded at once.
     return em.fork().transactional(async (tx) => {
@@ -148,7 +148,6 @@ export class Turn {
 
   /** Step 2: what the agent says, and what becomes of the conversation. Holds no database connection while it waits. */
   private async answer(
-    em: EntityManager,
     begun: BegunTurn,
     conversation: ConversationJson,
     history: MessageJson[],
