@@ -28,6 +28,7 @@
  *   BENCH_ROUNDS        rounds; each measures both sides once (default 3)
  *   BENCH_CONVERSATIONS concurrent conversations (default 50)
  *   BENCH_SCENARIOS     comma-separated scenarios to run (default: tool,sse)
+ *   BENCH_FLOOR=0       skip the tool turn's floor (bench/lib/runtime-floor.ts: the design's statements from bare pg)
  *   BENCH_WEBHOOKS=0    skip the webhook deliveries part
  *   BENCH_WEBHOOK_N     events for the webhook deliveries part (default: its own, 2000)
  *   BENCH_KERNEL_NODE_OPTIONS  extra node flags for the kernel child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -43,6 +44,7 @@ import { Agent, request } from 'undici';
 import { fmt, median, numberEnv, percentile, printTable, round3 } from './lib/bench-stats';
 import { baselineTurn, platformTurn, runLoad, type BaselineTemplates, type PlatformTarget, type TurnSample } from './lib/runtime-clients';
 import { SAMPLE_PREFIX, TOOL_NAME, runScriptedServers, unionLength, type ScriptedMessage, type TurnRecord } from './lib/runtime-scripted';
+import { floorTurn, prepareFloor, type FloorTarget } from './lib/runtime-floor';
 import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -51,13 +53,16 @@ const RESULTS = path.join(__dirname, 'results', 'runtime.json');
 const TENANT_SLUG = 'bench';
 const BASE_DOMAIN = 'localhost';
 const WEBHOOK_TOKEN = 'bench-intent-token';
+/** The kernel's defaults (DATABASE_POOL_MAX, RUNTIME_HISTORY_MESSAGES): the floor works with the same. */
+const FLOOR_POOL_SIZE = 10;
+const FLOOR_HISTORY_MESSAGES = 200;
 const PLUGINS = ['agents', 'conversations', 'contacts', 'tables', 'memorize', 'runtime'];
 
 /** The goals of issue 23. */
 const GOALS = { ownP50Ms: 10, ownP99Ms: 30, firstDeltaP50Ms: 5, deliveriesPerSecond: 1000 };
 
 type Scenario = 'tool' | 'sse';
-type Side = 'kernel' | 'baseline';
+type Side = 'kernel' | 'baseline' | 'floor';
 const SCENARIOS: readonly Scenario[] = ['tool', 'sse'];
 
 type KernelMessage = { type: 'ready'; url: string; token: string } | { type: 'error'; error: string };
@@ -107,6 +112,7 @@ async function main(): Promise<void> {
   const { createTestDatabase, stopEmbedded } = require('../core/testing/test-database') as typeof import('../core/testing/test-database');
   const database = await createTestDatabase();
   const children: ChildProcess[] = [];
+  const pools: Array<{ end(): Promise<void> }> = [];
   const dispatcher = new Agent({ connections: settings.conversations * 2, keepAliveTimeout: 60_000 });
   const results: Record<string, unknown> = {};
   let exitCode = 0;
@@ -158,21 +164,34 @@ async function main(): Promise<void> {
         `(${os.cpus().length} CPUs, node ${process.version})`,
     );
     const runs: RunResult[] = [];
+    // The floor (tool scenario only): the design's statements from bare pg beside the baseline's calls.
+    let floor: FloorTarget | null = null;
+    if (process.env.BENCH_FLOOR !== '0' && chosen.includes('tool')) {
+      const { Pool } = require('pg') as typeof import('pg');
+      const pool = new Pool({ connectionString: database.url, max: FLOOR_POOL_SIZE });
+      pools.push(pool);
+      await prepareFloor(pool);
+      const tenant = await pool.query(`select uuid from tenants where slug = $1`, [TENANT_SLUG]);
+      floor = { pool, tenantUuid: tenant.rows[0].uuid, agentUuid, historyMessages: FLOOR_HISTORY_MESSAGES };
+    }
     for (const scenario of chosen) {
       const streamed = scenario === 'sse';
       const run = async (side: Side, seconds: number, round: number): Promise<RunResult> => {
         const load = await runLoad({ scenario, side, round, concurrency: settings.conversations, seconds, dispatcher }, (conversation, turnId) =>
-          side === 'kernel' ? platformTurn(target, streamed, conversation, turnId) : baselineTurn(templates, streamed, conversation, turnId),
+          side === 'kernel'
+            ? platformTurn(target, streamed, conversation, turnId)
+            : side === 'floor'
+              ? floorTurn(floor!, templates, conversation, turnId)
+              : baselineTurn(templates, streamed, conversation, turnId),
         );
         const turns = (await ask<Extract<ScriptedMessage, { type: 'turns' }>>(scripted.child, 'turns', 'turns')).turns;
         return summarise(scenario, side, round, load.samples, load.seconds, turns);
       };
-      if (settings.warmup > 0) {
-        await run('kernel', settings.warmup, 0);
-        await run('baseline', settings.warmup, 0);
-      }
+      const sides: Side[] = scenario === 'tool' && floor ? ['kernel', 'baseline', 'floor'] : ['kernel', 'baseline'];
+      if (settings.warmup > 0) for (const side of sides) await run(side, settings.warmup, 0);
       for (let round = 1; round <= settings.rounds; round++) {
-        const order: Side[] = round % 2 === 1 ? ['kernel', 'baseline'] : ['baseline', 'kernel'];
+        // Each side goes first in turn.
+        const order: Side[] = sides.map((_, i) => sides[(i + round - 1) % sides.length]);
         for (const side of order) {
           const result = await run(side, settings.duration, round);
           runs.push(result);
@@ -200,7 +219,7 @@ async function main(): Promise<void> {
         firstDeltaP99: median(mine.map((r) => r.firstDeltaP99 ?? NaN)),
       };
     };
-    const summary = Object.fromEntries(chosen.map((scenario) => [scenario, { kernel: per(scenario, 'kernel'), baseline: per(scenario, 'baseline') }]));
+    const summary = Object.fromEntries(chosen.map((scenario) => [scenario, { kernel: per(scenario, 'kernel'), baseline: per(scenario, 'baseline'), floor: per(scenario, 'floor') }]));
     const tool = summary.tool;
     const sse = summary.sse;
     const goals: Record<string, { goal: string; value: number; met: boolean }> = {};
@@ -230,6 +249,10 @@ async function main(): Promise<void> {
       rows.push(['tool turn: latency p50  kernel | baseline', `${cell(tool.kernel?.latencyP50)} | ${cell(tool.baseline?.latencyP50)}`, '']);
       rows.push(['tool turn: own time p50  kernel | baseline', `${cell(tool.kernel?.ownP50)} | ${cell(tool.baseline?.ownP50)}`, `goal kernel <= ${GOALS.ownP50Ms} ms ${met('ownP50')}`]);
       rows.push(['tool turn: own time p99  kernel | baseline', `${cell(tool.kernel?.ownP99)} | ${cell(tool.baseline?.ownP99)}`, `goal kernel <= ${GOALS.ownP99Ms} ms ${met('ownP99')}`]);
+      if (tool.floor) {
+        rows.push(['tool turn floor: turns/s | own p50 | own p99', `${cell(tool.floor.turnsPerSecond, '')} | ${cell(tool.floor.ownP50)} | ${cell(tool.floor.ownP99)}`, 'the design’s statements from bare pg']);
+        rows.push(['tool turn: kernel turns/s as a share of the floor’s', `${fmt((100 * (tool.kernel?.turnsPerSecond ?? NaN)) / tool.floor.turnsPerSecond, 1)}%`, '']);
+      }
     }
     if (sse) {
       rows.push(['sse turn: own time p50  kernel | baseline', `${cell(sse.kernel?.ownP50)} | ${cell(sse.baseline?.ownP50)}`, '']);
@@ -263,6 +286,7 @@ async function main(): Promise<void> {
     else if (process.env.BENCH_ENFORCE === '1' && Object.values(goals).some((goal) => !goal.met)) exitCode = 1;
   } finally {
     await stopChildren(children);
+    await Promise.all(pools.map((pool) => pool.end().catch(() => {})));
     await dispatcher.close().catch(() => {});
     await database.drop().catch((error) => console.error('dropping the bench database failed:', error));
     await stopEmbedded?.().catch(() => {});

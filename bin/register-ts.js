@@ -60,18 +60,22 @@ function writeCached(file, code) {
 
 Module._extensions['.ts'] = compileTypeScript;
 
-// Partner plugins live outside this folder (PLUGINS_PATH) and import the kernel as
-// `switchboard/core`. They must share this installation's copies of the kernel and of
-// the libraries whose state is global (MikroORM's entity metadata, tsyringe's
-// containers), so those always resolve here; any other package a plugin does not
-// bring itself is looked up here too.
+// Partner plugins live outside this folder (PLUGINS_PATH, PLUGINS_PACKAGES) and import
+// the kernel as `switchboard/core`. They must share this installation's copies of the
+// kernel and of the libraries whose state is global (MikroORM's entity metadata,
+// tsyringe's containers), so those always resolve here; any other package a plugin does
+// not bring itself is looked up here too.
 const ROOT = path.resolve(__dirname, '..');
 const SHARED = [/^@mikro-orm\//, /^tsyringe$/, /^reflect-metadata$/, /^@sinclair\/typebox(\/|$)/];
+// `switchboard/...` resolves as this package's own files import its name: through the
+// `exports` of its package.json (the plugin API), wherever the importing file is.
+const SELF = new Module(path.join(ROOT, 'package.json'));
+SELF.filename = SELF.id;
+SELF.paths = Module._nodeModulePaths(ROOT);
 const resolveFilename = Module._resolveFilename;
 Module._resolveFilename = function resolveForPlugins(request, parent, isMain, options) {
   if (request === 'switchboard' || request.startsWith('switchboard/')) {
-    const target = path.join(ROOT, request === 'switchboard' ? 'core' : request.slice('switchboard/'.length));
-    return resolveFilename.call(this, target, parent, isMain, options);
+    return resolveFilename.call(this, request, SELF, isMain);
   }
   if (SHARED.some((pattern) => pattern.test(request))) {
     return resolveFilename.call(this, request, parent, isMain, { paths: [ROOT] });

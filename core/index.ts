@@ -1,22 +1,30 @@
 /**
  * Switchboard's plugin API: everything a plugin imports from the kernel.
- * Partner plugins import it as `switchboard/core`.
+ * Partner plugins import it as `switchboard/core`. Versioned as PLUGIN_API_VERSION
+ * (with `switchboard/flows`): a plugin's manifest names the version it was built for.
  */
+export { PLUGIN_API_VERSION } from './plugin/plugin-api-version';
 export { definePlugin, isPlugin, type Plugin, type PluginDefinition, type PluginContext, type PluginMigration } from './plugin/define-plugin';
 export { createExtensionPoint, type ExtensionPoint, type ExtensionRegistry, type Contribution } from './plugin/extension-point';
 export { createServiceRef, createServiceFactory, type ServiceRef, type ServiceFactory, type ServiceFactoryContext } from './plugin/service-ref';
 export {
   coreServices,
+  configRef,
   type HttpService,
   type OrmService,
   type PluginConfig,
+  type PluginConfigRef,
+  type TypedPluginConfig,
+  type UntypedPluginConfig,
   type TenantService,
   type LifecycleService,
   type ReadinessService,
   type ProcessRole,
 } from './services/core-services';
+export type { ConfigValues, ConvictSchema } from './config/convict-schema';
 export { EventStream, wantsEventStream, type EventStreamWriter } from './http/event-stream';
 export { defineRoute, Reply, JsonText, type RouteDefinition, type HandlerContext, type HttpMethod, type RouteAuth, type Scope } from './http/route';
+export { listRoute, readRoute, deleteRoute, type AnyRoute } from './http/route-shapes';
 export {
   HttpError,
   BadRequestError,
@@ -29,6 +37,7 @@ export {
   type FieldErrors,
 } from './http/http-errors';
 export * from './http/schemas';
+export { isHttpUrl } from './http/http-url';
 export type { UploadSpec, UploadedFile } from './http/multipart-upload';
 export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, PrepareContext, MessageHandler, RetryPolicy } from './bus/bus-types';
 export { defineSecretColumn, type SecretColumn, type SecretColumnSpec } from './secrets/secret-column';
@@ -71,6 +80,7 @@ export type { QuotaService, QuotaCount } from './limits/quota-service';
 export { QuotaExceededError, ModelTokenQuotaExceededError } from './limits/quota-errors';
 export { QUOTA_NAMES, QuotaValuesSchema, EffectiveQuotasSchema, setTenantQuotas, tenantQuotasJson, type QuotaName, type QuotaValues, type EffectiveQuotas } from './limits/quotas';
 export { LlmError, LlmNotConfiguredError, LlmRequestError, LlmUnavailableError, LlmResponseError } from './llm/llm-errors';
+export { salvageAnswer } from './llm/structured-output';
 export { TenantScopedEntity } from './data/tenant-scoped-entity';
 export { TenantScopedChildEntity } from './data/tenant-scoped-child-entity';
 export { findByUuid } from './data/find-by-uuid';
@@ -80,5 +90,5 @@ export { statementForeignKey, type StatementForeignKey } from './data/statement-
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';
 export type { Logger } from './logging/logger';
-export { BootError } from './kernel/boot-error';
+export { BootError } from './errors/boot-error';
 export { Type, type Static, type TSchema } from '@sinclair/typebox';

@@ -28,7 +28,7 @@ export interface TurnSample {
 
 export interface LoadOptions {
   scenario: 'tool' | 'sse';
-  side: 'kernel' | 'baseline';
+  side: 'kernel' | 'baseline' | 'floor';
   round: number;
   concurrency: number;
   seconds: number;

@@ -49,6 +49,14 @@ export interface ConsumerOptions<T = any, P = undefined> {
    * already handled, but may run again for one delivered twice at once.
    */
   prepare?: (message: BusMessage<T>, context: PrepareContext) => P | Promise<P>;
+  /**
+   * The full names (`<plugin>.<name>`) this consumer had in earlier releases. At start
+   * their queued and retrying messages and their inbox records become this consumer's,
+   * and their RabbitMQ queues are emptied into its queue and deleted: an upgrade that
+   * renames a consumer neither loses a message nor handles one twice, and leaves no
+   * queue behind that the exchange keeps filling.
+   */
+  formerly?: string[];
 }
 
 export interface PrepareContext {
@@ -90,6 +98,8 @@ export interface RegisteredConsumer {
   retry: RetryPolicy;
   prepare?: (message: BusMessage, context: PrepareContext) => unknown;
   handler: MessageHandler<any, any>;
+  /** Earlier full names (ConsumerOptions.formerly). */
+  formerly?: string[];
 }
 
 /** A claimed outbox row, as the transports carry it. */

@@ -3,9 +3,10 @@ import { currentTenant } from '../context/request-context';
 import type { Logger } from '../logging/logger';
 import type { ProcessRole } from '../services/core-services';
 import type { TenantDirectory } from '../tenancy/tenant-directory';
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 import type { PgListener } from '../data/pg-listener';
 import type { BusService, ConsumerOptions, MessageHandler, PublishOptions, RegisteredConsumer } from './bus-types';
+import { carryOverRenamedConsumers } from './renamed-consumers';
 import { Delivery } from './delivery';
 import { OutboxCommits } from './outbox-commits';
 import { OutboxStore } from './outbox-store';
@@ -176,6 +177,7 @@ export class Bus {
       },
       prepare: options.prepare,
       handler,
+      formerly: [...(options.formerly ?? [])],
     });
   }
 
@@ -184,6 +186,7 @@ export class Bus {
     if (role === 'cli') return;
     const consumes = role === 'worker' || role === 'start';
     const wake = () => this.relay?.signal.notify();
+    if (consumes) await carryOverRenamedConsumers(this.orm, this.consumers, this.logger);
     if (this.settings.amqpUrl) {
       const amqp = new AmqpTransport(this.settings.amqpUrl, this.settings.namespace, this.consumers, this.delivery, this.outbox, this.logger.child({ component: 'bus' }), this.settings.relayBatchSize, wake);
       this.transport = amqp;

@@ -2,14 +2,16 @@ import 'reflect-metadata';
 import { Pool } from 'pg';
 import winston from 'winston';
 import { loadConfig } from '../config/load-config';
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 import { Kernel, ROOT_DIR } from '../kernel/kernel';
-import { installedPluginDirs, loadPlugins } from '../plugin/plugin-source';
+import { installedPlugins, loadPlugins } from '../plugin/plugin-source';
 import { HttpError } from '../http/http-errors';
 import { buildOpenApiDocument } from '../http/openapi';
 import type { Scope } from '../http/route';
 import type { ProcessRole } from '../services/core-services';
 import { parseArgs } from './args';
+import { CommandRefused } from './command-refused';
+import { pluginCommand } from './plugin-command';
 import { deleteTenant } from './tenant-commands';
 
 const HELP = `Usage: switchboard <command>
@@ -27,6 +29,13 @@ const HELP = `Usage: switchboard <command>
                             create a token for a tenant; prints {"token":"..."}
   secrets rotate            re-encrypt every stored secret under the newest key of SECRETS_KEY
   plugins                   list the installed plugins in load order
+  plugin new <id> [--flow-app] [--dir D]
+                            write a plugin folder that loads and passes its own tests (--flow-app: a
+                            flow app); D: its folder, by default <first PLUGINS_PATH folder>/<id>,
+                            else ./plugins-local/<id>
+  plugin check <dir>        what would stop a plugin folder from booting here, found without a
+                            server or database; exits 1 when there is anything
+  plugin test <dir>...      run the *.test.ts files of plugin folders with this installation's test setup
   config                    print the effective configuration (secrets redacted)
   openapi                   print the OpenAPI 3.1 document of the installed plugins' routes
   help                      this text
@@ -35,7 +44,7 @@ Configuration comes from environment variables (PORT, DATABASE_URL, ...), config
 and CONFIG_FILE; see README.md.`;
 
 export async function main(argv: string[]): Promise<number | void> {
-  const { positionals, flags } = parseArgs(argv);
+  const { positionals, flags } = parseArgs(argv, ['flow-app']);
   const [command, sub, arg] = positionals;
   try {
     switch (command) {
@@ -84,9 +93,13 @@ export async function main(argv: string[]): Promise<number | void> {
       }
       case 'plugins': {
         const config = loadConfig({ lenient: true });
-        const plugins = loadPlugins(installedPluginDirs(ROOT_DIR, config.core.pluginsPath), config.core.disabledPlugins);
+        const plugins = loadPlugins(installedPlugins(ROOT_DIR, config.core), config.core.disabledPlugins);
         print(plugins.map(({ plugin, origin }) => ({ id: plugin.id, dependsOn: plugin.dependsOn ?? [], origin })));
         return;
+      }
+      case 'plugin': {
+        const result = pluginCommand(sub, positionals.slice(2), flags);
+        return typeof result === 'number' ? result : usage(result.usage);
       }
       case 'openapi':
         // The routes exist only once the plugins are initialised, which needs a kernel (and its database).
@@ -95,7 +108,7 @@ export async function main(argv: string[]): Promise<number | void> {
         });
       case 'config': {
         const preliminary = loadConfig({ lenient: true });
-        const plugins = loadPlugins(installedPluginDirs(ROOT_DIR, preliminary.core.pluginsPath), preliminary.core.disabledPlugins);
+        const plugins = loadPlugins(installedPlugins(ROOT_DIR, preliminary.core), preliminary.core.disabledPlugins);
         const slices = Object.fromEntries(plugins.filter(({ plugin }) => plugin.config).map(({ plugin }) => [plugin.id, plugin.config!]));
         print(loadConfig({ pluginSlices: slices }).redacted());
         return;
@@ -162,6 +175,10 @@ function usage(problem: string): number {
 }
 
 function fail(error: unknown): number {
+  if (error instanceof CommandRefused) {
+    console.error(`switchboard: ${error.message}`);
+    return 2;
+  }
   if (error instanceof BootError) console.error(`switchboard: ${error.message}`);
   else if (error instanceof HttpError) console.error(`switchboard: ${error.message}`);
   else console.error(error);

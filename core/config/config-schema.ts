@@ -1,12 +1,9 @@
-import type convict from 'convict';
 import { secretsConfigSchema, type SecretsConfig } from '../secrets/secrets-config';
 import { egressConfigSchema, type EgressConfig } from '../egress/egress-config';
 import { llmConfigSchema, type LlmConfig } from '../llm/llm-config';
 import { metricsConfigSchema, type MetricsConfig } from '../metrics/metrics-config';
 import { limitsConfigSchema, type LimitsConfig } from '../limits/limits-config';
-
-/** A convict schema object: what the core and each plugin's `config` slice are written in. */
-export type ConvictSchema = convict.Schema<any>;
+import type { ConvictSchema } from './convict-schema';
 
 /**
  * The kernel's own settings. Each has an environment variable, so a container is
@@ -85,6 +82,12 @@ export const coreConfigSchema = {
     format: Array,
     default: [] as string[],
     env: 'PLUGINS_PATH',
+  },
+  pluginsPackages: {
+    doc: 'Installed npm packages that are plugins (comma-separated names), found from the installation as require() finds them',
+    format: Array,
+    default: [] as string[],
+    env: 'PLUGINS_PACKAGES',
   },
   disabledPlugins: {
     doc: 'Plugin ids not to load (comma-separated)',
@@ -192,6 +195,7 @@ export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig, Metr
   amqpUrl: string;
   migrateOnStart: boolean;
   pluginsPath: string[];
+  pluginsPackages: string[];
   disabledPlugins: string[];
   logLevel: string;
   logFormat: 'json' | 'pretty';

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import convict from 'convict';
-import { BootError } from '../kernel/boot-error';
-import { coreConfigSchema, type ConvictSchema, type CoreConfig } from './config-schema';
+import { BootError } from '../errors/boot-error';
+import { coreConfigSchema, type CoreConfig } from './config-schema';
+import type { ConvictSchema } from './convict-schema';
 
 export interface LoadConfigOptions {
   /** Each loaded plugin's slice, keyed by plugin id. */

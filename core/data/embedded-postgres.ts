@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { EmbeddedPostgres } from './embedded-postgres-module';
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 import type { Logger } from '../logging/logger';
 
 export const EMBEDDED_DATABASE = 'switchboard';

@@ -1,5 +1,5 @@
 import convict from 'convict';
-import type { ConvictSchema } from '../config/config-schema';
+import type { ConvictSchema } from '../config/convict-schema';
 import { parseCidr } from './address-policy';
 
 /**

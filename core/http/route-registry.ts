@@ -1,4 +1,4 @@
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 import type { RegisteredRoute, RouteDefinition, Scope } from './route';
 import { compileValidator, type Validator } from './validation';
 import { routePathProblem } from './route-table';

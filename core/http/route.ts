@@ -17,7 +17,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'tenant' | 'tenant-host' | 'admin' | 'public';
 export type Scope = 'read' | 'write';
 
-type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+export type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
 
 export interface HandlerContext<P, Q, B> {
   params: P;

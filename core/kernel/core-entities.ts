@@ -6,5 +6,5 @@ import { ApiToken } from '../tenancy/api-token.entity';
 import { TenantDeletion } from '../tenancy/tenant-deletion.entity';
 import { Tenant } from '../tenancy/tenant.entity';
 
-/** The kernel's own entities, whose tables the kernel's migrations (migrations/) create. */
+/** The kernel's own entities, whose tables the kernel's migrations (core/migrations/) create. */
 export const coreEntities = [Tenant, ApiToken, TenantDeletion, OutboxRow, InboxRow, DeadLetter, LlmUsage, IdempotencyKey, TenantQuotaRow, RateBucketRow];

@@ -20,9 +20,9 @@ import { RouteRegistry } from '../http/route-registry';
 import { createRootLogger, type Logger } from '../logging/logger';
 import type { PluginMigration } from '../plugin/define-plugin';
 import { collectExtensions } from '../plugin/extension-registry';
-import { installedPluginDirs, loadPlugins, type LoadedPlugin, type PluginSource } from '../plugin/plugin-source';
+import { installedPlugins, loadPlugins, type LoadedPlugin, type PluginSource } from '../plugin/plugin-source';
 import { isServiceRef, type ServiceFactory, type ServiceRef } from '../plugin/service-ref';
-import { coreServices, type ProcessRole } from '../services/core-services';
+import { coreServices, isConfigRef, type ProcessRole } from '../services/core-services';
 import { adminRoutes } from '../tenancy/admin-routes';
 import { Bus } from '../bus/bus';
 import { coreEntities } from './core-entities';
@@ -40,7 +40,7 @@ import { TenantDeletion } from '../tenancy/tenant-deletion.entity';
 import { TenantDeletionJob } from '../tenancy/tenant-deletion';
 import { TenantLifecycle } from '../tenancy/tenant-lifecycle';
 import { IdempotencyKey } from '../http/idempotency-key.entity';
-import { coreMigrations } from '../../migrations';
+import { coreMigrations } from '../migrations';
 import { RateBucketRow, TenantQuotaRow } from '../limits/limits.entities';
 import { quotaDefaultsOf } from '../limits/limits-config';
 import { createQuotaService } from '../limits/quota-service';
@@ -49,13 +49,13 @@ import { BucketPruner, RateBuckets } from '../limits/rate-buckets';
 import { RateLimiter } from '../limits/rate-limiter';
 import { RequestLimits } from '../limits/request-limits';
 import { ModelTokenQuota } from '../limits/model-token-quota';
-import { BootError } from './boot-error';
+import { BootError } from '../errors/boot-error';
 
 export const ROOT_DIR = path.resolve(__dirname, '..', '..');
 
 export interface KernelOptions {
   role: ProcessRole;
-  /** The plugins to load; by default those in `plugins/` and PLUGINS_PATH. */
+  /** The plugins to load; by default those in `plugins/`, PLUGINS_PATH and PLUGINS_PACKAGES. */
   plugins?: PluginSource[];
   env?: NodeJS.ProcessEnv;
   /** Config values that win over every other source. */
@@ -146,7 +146,7 @@ export class Kernel {
     const env = options.env ?? process.env;
     // Which plugins to load is itself configuration, so read the core settings first.
     const preliminary = loadConfig({ env, configDir: options.configDir, overrides: options.config, lenient: true });
-    const sources = options.plugins ?? installedPluginDirs(ROOT_DIR, preliminary.core.pluginsPath);
+    const sources = options.plugins ?? installedPlugins(ROOT_DIR, preliminary.core);
     const plugins = loadPlugins(sources, preliminary.core.disabledPlugins);
 
     const slices = Object.fromEntries(plugins.filter(({ plugin }) => plugin.config).map(({ plugin }) => [plugin.id, plugin.config!]));
@@ -412,7 +412,13 @@ export class Kernel {
     scoped.register(coreServices.http.id, { useValue: { route: (route) => this.registry.add(pluginId, route) } satisfies import('../services/core-services').HttpService });
     scoped.register(coreServices.bus.id, { useValue: this.bus.serviceFor(pluginId) });
     scoped.register(coreServices.metrics.id, { useValue: this.metrics.serviceFor(pluginId) });
-    scoped.register(coreServices.config.id, { useValue: { get: (key: string) => this.config.get(`${pluginId}.${key}`) } });
+    const hasSlice = this.plugins.some(({ plugin }) => plugin.id === pluginId && plugin.config);
+    scoped.register(coreServices.config.id, {
+      useValue: {
+        get: (key: string) => this.config.get(`${pluginId}.${key}`),
+        all: () => (hasSlice ? this.config.get(pluginId) : {}),
+      } satisfies import('../services/core-services').UntypedPluginConfig,
+    });
     scoped.register(coreServices.lifecycle.id, {
       useValue: {
         role: this.options.role,
@@ -436,7 +442,7 @@ interface Provider {
 
 const CORE_SERVICE_IDS = new Set(Object.values(coreServices).map((ref) => ref.id));
 
-function collectServiceProviders(plugins: LoadedPlugin[]): Map<string, Provider> {
+export function collectServiceProviders(plugins: LoadedPlugin[]): Map<string, Provider> {
   const providers = new Map<string, Provider>();
   for (const { plugin } of plugins) {
     for (const factory of plugin.services ?? []) {
@@ -451,11 +457,15 @@ function collectServiceProviders(plugins: LoadedPlugin[]): Map<string, Provider>
 }
 
 /** Every dep must be a core service or a service of a plugin this one depends on. */
-function checkDeps(plugins: LoadedPlugin[], providers: Map<string, Provider>): void {
+export function checkDeps(plugins: LoadedPlugin[], providers: Map<string, Provider>): void {
   for (const { plugin } of plugins) {
     const check = (deps: Record<string, unknown>, owner: string, allowed: string[]) => {
       for (const [name, ref] of Object.entries(deps)) {
         if (!isServiceRef(ref)) throw new BootError(`plugin "${owner}": deps.${name} is not a service ref`);
+        // Its types are those of the schema it names, so that must be the slice the kernel hands over.
+        if (isConfigRef(ref) && ref.schema !== plugin.config) {
+          throw new BootError(`plugin "${owner}": deps.${name} is configRef() of another schema than the plugin's own \`config\``);
+        }
         if (CORE_SERVICE_IDS.has(ref.id)) continue;
         const provider = providers.get(ref.id);
         if (!provider) throw new BootError(`plugin "${owner}" needs service "${ref.id}" (deps.${name}), which no loaded plugin provides`);

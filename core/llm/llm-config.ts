@@ -1,4 +1,4 @@
-import type { ConvictSchema } from '../config/config-schema';
+import type { ConvictSchema } from '../config/convict-schema';
 
 /**
  * The settings of the built-in model provider, merged into the kernel's config schema.

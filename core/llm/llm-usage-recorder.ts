@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logging/logger';
 import type { TokenUsage } from './llm-types';
+import { newUuid } from '../data/uuid';
 import { LlmUsage, type LlmCallStatus } from './llm-usage.entity';
 
 export interface UsageEntry {
@@ -14,19 +15,31 @@ export interface UsageEntry {
   status: LlmCallStatus;
 }
 
+/** An entry as queued: stamped when the call ended, not when its row is written. */
+type Queued = UsageEntry & { at: Date };
+
+/** Rows a single INSERT takes at most; more wait for the next one. */
+const MAX_BATCH = 500;
+
 /**
- * Writes one `llm_usage` row per call, each in its own short transaction on an
- * EntityManager forked from the global one, never the caller's: a request that rolls
- * back still leaves the record of what its calls cost.
+ * Writes one `llm_usage` row per call, on an EntityManager forked from the global one,
+ * never the caller's: a request that rolls back still leaves the record of what its
+ * calls cost.
  *
  * The write is not awaited by the call. A caller inside a transaction holds a pool
  * connection while it waits; if it also waited for a second connection for the
  * usage row, enough concurrent callers would take the whole pool and stall each
- * other until the pool's timeout. `flush()` waits for the writes still under way
+ * other until the pool's timeout.
+ *
+ * One write is in flight at a time, and the calls that end meanwhile go into the next
+ * one, a multi-row INSERT: an idle process writes each row at once, a busy one (fifty
+ * conversations, two model calls a turn) writes a statement per batch instead of a
+ * transaction per call. `flush()` waits until every row recorded so far is written
  * (shutdown calls it before closing the pool; tests call it before reading usage).
  */
 export class LlmUsageRecorder {
-  private readonly pending = new Set<Promise<void>>();
+  private queued: Queued[] = [];
+  private writing: Promise<void> | null = null;
 
   constructor(
     private readonly orm: MikroORM,
@@ -34,33 +47,50 @@ export class LlmUsageRecorder {
   ) {}
 
   record(entry: UsageEntry): void {
-    const write = this.write(entry)
-      // A lost usage row must not fail the call it describes; the operator sees why it was lost.
-      .catch((error) => void this.logger.warn('could not record LLM usage', { provider: entry.provider, model: entry.model, error: (error as Error).message }))
-      .finally(() => this.pending.delete(write));
-    this.pending.add(write);
+    this.queued.push({ ...entry, at: new Date() });
+    this.writing ??= this.drain();
   }
 
   /** Resolves once every usage row recorded so far is written (or has failed and been logged). */
   async flush(): Promise<void> {
-    while (this.pending.size > 0) await Promise.all(this.pending);
+    while (this.writing) await this.writing;
   }
 
-  private async write(entry: UsageEntry): Promise<void> {
+  private async drain(): Promise<void> {
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.queued.splice(0, MAX_BATCH);
+        // One row the database refuses (its tenant deleted meanwhile) must not take the others with it: then one by one.
+        if (batch.length > 1 && (await this.write(batch).then(() => true, () => false))) continue;
+        for (const entry of batch) {
+          // A lost usage row must not fail the call it describes; the operator sees why it was lost.
+          await this.write([entry]).catch((error) => void this.logger.warn('could not record LLM usage', { provider: entry.provider, model: entry.model, error: (error as Error).message }));
+        }
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private async write(batch: Queued[]): Promise<void> {
     // `disableContextResolution`: a fork of the global EntityManager, not of the caller's (and its transaction).
     const em = this.orm.em.fork({ disableContextResolution: true });
-    em.create(LlmUsage, {
-      tenantUuid: entry.tenantUuid,
-      provider: entry.provider,
-      model: entry.model,
-      purpose: entry.purpose,
-      agentUuid: entry.agentUuid ?? null,
-      promptTokens: entry.usage?.promptTokens ?? null,
-      completionTokens: entry.usage?.completionTokens ?? null,
-      totalTokens: entry.usage?.totalTokens ?? null,
-      durationMs: entry.durationMs,
-      status: entry.status,
-    });
-    await em.flush();
+    await em.insertMany(
+      LlmUsage,
+      batch.map((entry) => ({
+        uuid: newUuid(),
+        tenantUuid: entry.tenantUuid,
+        provider: entry.provider,
+        model: entry.model,
+        purpose: entry.purpose,
+        agentUuid: entry.agentUuid ?? null,
+        promptTokens: entry.usage?.promptTokens ?? null,
+        completionTokens: entry.usage?.completionTokens ?? null,
+        totalTokens: entry.usage?.totalTokens ?? null,
+        durationMs: entry.durationMs,
+        status: entry.status,
+        createdAt: entry.at,
+      })),
+    );
   }
 }

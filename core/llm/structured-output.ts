@@ -48,6 +48,21 @@ export function parseStructuredAnswer(result: ChatResult, validate: ValidateFunc
   return value;
 }
 
+/**
+ * The JSON object of a structured answer that failed its schema as a whole, so that the
+ * members that do conform can still be used; null when the error is not about an
+ * answer or the answer is not a JSON object at all.
+ */
+export function salvageAnswer(error: unknown): Record<string, unknown> | null {
+  if (!(error instanceof LlmResponseError) || !error.content) return null;
+  try {
+    const value: unknown = JSON.parse(withoutCodeFence(error.content));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Servers that ignore `response_format` often wrap JSON in a Markdown fence. */
 function withoutCodeFence(text: string): string {
   const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/i.exec(text);

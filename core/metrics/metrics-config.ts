@@ -1,4 +1,4 @@
-import type { ConvictSchema } from '../config/config-schema';
+import type { ConvictSchema } from '../config/convict-schema';
 
 /**
  * Where `/metrics` is served, merged into the kernel's config schema. Both ways are off

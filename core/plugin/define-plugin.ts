@@ -1,4 +1,4 @@
-import type { ConvictSchema } from '../config/config-schema';
+import type { ConvictSchema } from '../config/convict-schema';
 import type { Contribution, ExtensionPoint, ExtensionRegistry } from './extension-point';
 import type { DepsMap, ResolvedDeps, ServiceFactory } from './service-ref';
 
@@ -35,13 +35,21 @@ export interface PluginDefinition<D extends DepsMap = DepsMap> {
   /** The services `init` receives, by name. */
   deps?: D;
   init?(deps: ResolvedDeps<D>, context: PluginContext): void | Promise<void>;
+  /**
+   * Checks what plugins contributed to this plugin's extension points, with no database
+   * and no server: each problem as a sentence naming what is wrong, none `[]`.
+   * `switchboard plugin check` runs it (the flows plugin checks flow apps this way); the
+   * boot finds the same problems later, in the owner's `init`.
+   */
+  checkContributions?(extensions: ExtensionRegistry): string[];
 }
 
 export interface Plugin<D extends DepsMap = DepsMap> extends PluginDefinition<D> {
   readonly [PLUGIN_BRAND]: true;
 }
 
-const PLUGIN_ID = /^[a-z][a-z0-9-]{0,62}$/;
+/** A plugin id: lower-case letters, digits and dashes, starting with a letter, at most 63 characters. */
+export const PLUGIN_ID = /^[a-z][a-z0-9-]{0,62}$/;
 
 export function definePlugin<D extends DepsMap = {}>(definition: PluginDefinition<D>): Plugin<D> {
   if (!PLUGIN_ID.test(definition.id)) {

@@ -1,4 +1,4 @@
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 import type { LoadedPlugin } from './plugin-source';
 import type { ExtensionPoint, ExtensionRegistry } from './extension-point';
 

@@ -1,4 +1,4 @@
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 
 export interface OrderablePlugin {
   id: string;

@@ -1,12 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 import { isPlugin, type Plugin } from './define-plugin';
+import { checkApiVersion } from './plugin-api-version';
 import { discoverPluginDirs, readManifest, type PluginManifest } from './plugin-manifest';
+import { INSTALLATION_DIR, isPackageSource, readPackageManifest, type PluginPackageSource } from './plugin-package';
 import { orderPlugins } from './load-order';
 
-/** A plugin as given to the kernel: its definition, or a folder with a plugin.json. */
-export type PluginSource = Plugin<any> | string;
+export type { PluginPackageSource } from './plugin-package';
+
+/** A plugin as given to the kernel: its definition, a folder with a plugin.json, or an installed npm package. */
+export type PluginSource = Plugin<any> | string | PluginPackageSource;
 
 export interface LoadedPlugin {
   plugin: Plugin<any>;
@@ -19,23 +23,36 @@ export function installedPluginDirs(rootDir: string, pluginsPath: string[]): str
   return [...(fs.existsSync(builtIn) ? discoverPluginDirs(builtIn) : []), ...pluginsPath.map((p) => path.resolve(p)).flatMap(discoverPluginDirs)];
 }
 
+/** Every plugin an installation loads: its folders (installedPluginDirs), then the packages of PLUGINS_PACKAGES, found from the installation. */
+export function installedPlugins(rootDir: string, settings: { pluginsPath: string[]; pluginsPackages: string[] }): PluginSource[] {
+  return [...installedPluginDirs(rootDir, settings.pluginsPath), ...settings.pluginsPackages.map((name) => ({ package: name, from: rootDir }))];
+}
+
+/** The plugins shipped in the installation's own `plugins/` are built with its core: they alone may leave out `apiVersion`. */
+const BUILT_IN_DIR = path.join(INSTALLATION_DIR, 'plugins');
+const shippedUnversioned = (manifest: PluginManifest) => manifest.apiVersion === undefined && path.dirname(path.resolve(manifest.dir)) === BUILT_IN_DIR;
+
 /**
- * Manifests are read and ordered before any plugin code runs, so a duplicate id,
- * a missing dependency or a cycle is refused without side effects. Then each
- * module is loaded and its default export checked against its manifest.
+ * Manifests are read, checked against this core's plugin API version and ordered before
+ * any plugin code runs, so a plugin built for another API, a duplicate id, a missing
+ * dependency or a cycle is refused without side effects. Then each module is loaded and
+ * its default export checked against its manifest.
  */
 export function loadPlugins(sources: PluginSource[], disabled: string[] = []): LoadedPlugin[] {
   const entries = sources.map((source) => {
-    if (typeof source !== 'string') {
+    if (typeof source !== 'string' && !isPackageSource(source)) {
       if (!isPlugin(source)) throw new BootError('a plugin given to the kernel was not made with definePlugin()');
       return { id: source.id, dependsOn: source.dependsOn ?? [], origin: `plugin "${source.id}"`, source };
     }
-    const manifest = readManifest(path.resolve(source));
+    const manifest = typeof source === 'string' ? readManifest(path.resolve(source)) : readPackageManifest(source);
     return { id: manifest.id, dependsOn: manifest.dependsOn, origin: manifest.dir, source: manifest };
   });
   const enabled = entries.filter((entry) => !disabled.includes(entry.id));
+  for (const entry of enabled) {
+    if ('entry' in entry.source && !shippedUnversioned(entry.source)) checkApiVersion({ id: entry.id, origin: entry.origin, apiVersion: entry.source.apiVersion });
+  }
   return orderPlugins(enabled).map((entry) => ({
-    plugin: typeof entry.source === 'string' || !('entry' in entry.source) ? (entry.source as Plugin) : requirePlugin(entry.source),
+    plugin: 'entry' in entry.source ? requirePlugin(entry.source) : entry.source,
     origin: entry.origin,
   }));
 }

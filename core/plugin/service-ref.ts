@@ -21,7 +21,7 @@ export function createServiceRef<T>(id: string): ServiceRef<T> {
 export interface ServiceFactory<T = unknown, D extends DepsMap = DepsMap> {
   readonly service: ServiceRef<T>;
   readonly deps: D;
-  /** Builds the service once, after its plugin's init; `extensions` holds every plugin's contributions. */
+  /** Builds the service once per kernel, on first use (its own plugin's init or factories, or a later plugin); `extensions` holds every plugin's contributions. */
   factory(deps: ResolvedDeps<D>, context: ServiceFactoryContext): T | Promise<T>;
 }
 

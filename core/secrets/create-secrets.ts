@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 import type { Logger } from '../logging/logger';
 import { KEY_FILE_NAME, readOrCreateKeyFile } from './key-file';
 import { parseKeyring, type Keyring } from './keyring';

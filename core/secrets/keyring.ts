@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { inspect } from 'node:util';
-import { BootError } from '../kernel/boot-error';
+import { BootError } from '../errors/boot-error';
 
 /** AES-256 takes a 32-byte key. */
 export const KEY_BYTES = 32;

@@ -1,4 +1,4 @@
-import type { ConvictSchema } from '../config/config-schema';
+import type { ConvictSchema } from '../config/convict-schema';
 import { parseKeyring } from './keyring';
 
 /**

@@ -4,7 +4,8 @@ import type { CoreConfig } from '../config/config-schema';
 import type { Logger } from '../logging/logger';
 import type { RouteDefinition } from '../http/route';
 import type { ReadinessCheck } from '../http/readiness';
-import { createServiceRef } from '../plugin/service-ref';
+import { createServiceRef, type ServiceRef } from '../plugin/service-ref';
+import type { ConfigValues, ConvictSchema } from '../config/convict-schema';
 import type { BusService } from '../bus/bus-types';
 import type { SecretsService } from '../secrets/secrets';
 import type { Egress } from '../egress';
@@ -25,9 +26,26 @@ export interface OrmService {
   readonly orm: MikroORM;
 }
 
-export interface PluginConfig {
-  /** A key of this plugin's config slice, e.g. `get<number>('maxStepsPerFlow')`. */
+/** A plugin's config slice with the types its schema gives (`ConfigValues`). */
+export interface TypedPluginConfig<V> {
+  /** One setting: `get('retrySchedule')` is a string; a key the schema lacks does not compile. */
+  get<K extends keyof V & string>(key: K): V[K];
+  /** Every setting of the slice, as validated at boot (a copy). */
+  all(): V;
+}
+
+/** The slice read by string keys, for a plugin whose deps name `coreServices.config` rather than `configRef(schema)`. */
+export interface UntypedPluginConfig {
   get<T = unknown>(key: string): T;
+  all(): Record<string, unknown>;
+}
+
+/** `PluginConfig<typeof schema>`: the typed reading of that slice; without a schema, the untyped one. */
+export type PluginConfig<S extends ConvictSchema | undefined = undefined> = S extends ConvictSchema ? TypedPluginConfig<ConfigValues<S>> : UntypedPluginConfig;
+
+/** A `config` dep typed by the plugin's own schema; the kernel checks at boot that it is the plugin's `config`. */
+export interface PluginConfigRef<S extends ConvictSchema> extends ServiceRef<PluginConfig<S>> {
+  readonly schema: S;
 }
 
 export interface TenantService {
@@ -58,7 +76,8 @@ export interface ReadinessService {
 export const coreServices = {
   http: createServiceRef<HttpService>('core.http'),
   orm: createServiceRef<OrmService>('core.orm'),
-  config: createServiceRef<PluginConfig>('core.config'),
+  /** This plugin's config slice by string keys; `configRef(schema)` is the typed one. */
+  config: createServiceRef<UntypedPluginConfig>('core.config'),
   rootConfig: createServiceRef<Readonly<CoreConfig>>('core.rootConfig'),
   logger: createServiceRef<Logger>('core.logger'),
   tenant: createServiceRef<TenantService>('core.tenant'),
@@ -73,3 +92,16 @@ export const coreServices = {
   /** Tenant quotas (agents, flows, table rows, ...): `check` at the moment of creation, in the request's transaction. */
   quotas: createServiceRef<QuotaService>('core.quotas'),
 };
+
+/**
+ * The plugin's own config slice, typed by its schema: name it in `deps` as
+ * `config: configRef(notesConfig)`, with `config: notesConfig` in the definition.
+ */
+export function configRef<S extends ConvictSchema>(schema: S): PluginConfigRef<S> {
+  return Object.freeze({ ...createServiceRef<PluginConfig<S>>(coreServices.config.id), schema });
+}
+
+/** A ref made by `configRef`: what the kernel compares with the plugin's `config`. */
+export function isConfigRef(ref: ServiceRef<unknown>): ref is PluginConfigRef<ConvictSchema> {
+  return ref.id === coreServices.config.id && 'schema' in ref;
+}

@@ -7,3 +7,12 @@ export { startFakeLlmServer, type FakeLlmServer, type FakeLlmServerOptions, type
 export { captureLogger, CaptureTransport } from './capture-logger';
 export { transactionsOpenLongerThan, type OpenTransaction } from './long-transactions';
 export { waitFor } from './wait-for';
+export {
+  sweepCrossTenant,
+  type ResourceFixture,
+  type ResourceFixtures,
+  type BodyFixture,
+  type BodyFixtures,
+  type SweepOptions,
+  type SweepResult,
+} from './cross-tenant-sweep';

@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../core';
+
 /** The agent-webhooks plugin's config slice (convict). */
 export const agentWebhooksConfig = {
   retrySchedule: {
@@ -20,11 +22,8 @@ export const agentWebhooksConfig = {
   },
 };
 
-export interface AgentWebhooksSettings {
-  retrySchedule: string;
-  timeoutMs: number;
-  concurrency: number;
-}
+/** The slice as validated at boot. */
+export type AgentWebhooksSettings = ConfigValues<typeof agentWebhooksConfig>;
 
 const UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -1,4 +1,5 @@
-import { DataEnvelope, ListEnvelope, NotFoundError, PageQuery, ResourceId, Type, Uuid, defineRoute, pageOf, pageWindow, type BusService, type HttpService } from '../../core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DataEnvelope, NotFoundError, PageQuery, ResourceId, Type, Uuid, defineRoute, listRoute, pageWindow, type AnyRoute, type BusService } from '../../core';
 import type { AgentDirectory } from '../agents';
 import { AgentWebhookDelivery } from './entities';
 import { requeue } from './delivery';
@@ -44,52 +45,49 @@ const DELIVERY_DOC =
   'deleted, deactivated or unsubscribed meanwhile, fails at once.';
 
 /** `GET …/webhooks/{webhookUuid}/deliveries` and `POST …/deliveries/{deliveryUuid}/retry`. */
-export function registerDeliveryRoutes(http: HttpService, bus: BusService, agents: AgentDirectory): void {
-  // The webhook must be the agent's, in this tenant (row-level security scopes the rows; this scopes the path).
-  const findWebhookDelivery = async (em: any, params: { uuid: string; webhookUuid: string }) => {
-    const webhook = await em.getConnection().execute(`select 1 from agent_webhooks where uuid = ? and agent_uuid = ?`, [params.webhookUuid, params.uuid], 'all', em.getTransactionContext());
-    if (webhook.length === 0 || !(await agents.exists(params.uuid))) throw new NotFoundError(WEBHOOK_NOT_FOUND);
-  };
+export const deliveryRoutes = (bus: BusService, agents: AgentDirectory): AnyRoute[] => [listDeliveries(agents), retryDelivery(bus, agents)];
 
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/agents/:uuid/webhooks/:webhookUuid/deliveries',
-      summary: 'List a webhook’s deliveries, newest first',
-      description: DELIVERY_DOC,
-      tags,
-      params: WebhookParams,
-      query: PageQuery(),
-      errors: [404],
-      response: ListEnvelope(DeliverySchema),
-      handler: async ({ params, query, em }) => {
-        await findWebhookDelivery(em, params);
-        const [rows, total] = await em.findAndCount(AgentWebhookDelivery, { agentUuid: params.uuid, webhookUuid: params.webhookUuid }, { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) });
-        return pageOf(rows.map(json), total, query);
-      },
-    }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/agents/:uuid/webhooks/:webhookUuid/deliveries/:deliveryUuid/retry',
-      summary: 'Retry a delivery now',
-      description:
-        'Queues one attempt now of a pending or failed delivery (the same body, `webhook-id` and the webhook’s current URL and secret); a queued delayed retry is superseded. ' +
-        'A succeeded delivery is sent again too. Answers 202 with the delivery as queued.',
-      tags,
-      params: DeliveryParams,
-      status: 202,
-      errors: [404],
-      response: DataEnvelope(DeliverySchema),
-      handler: async ({ params, em }) => {
-        await findWebhookDelivery(em, params);
-        const delivery = await em.findOne(AgentWebhookDelivery, { uuid: params.deliveryUuid, agentUuid: params.uuid, webhookUuid: params.webhookUuid });
-        if (!delivery) throw new NotFoundError(DELIVERY_NOT_FOUND);
-        await requeue(bus, delivery);
-        return { data: json(delivery) };
-      },
-    }),
-  );
+/** The webhook must be the agent's, in this tenant (row-level security scopes the rows; this scopes the path). */
+async function findWebhook(agents: AgentDirectory, em: EntityManager, params: { uuid: string; webhookUuid: string }): Promise<void> {
+  const webhook = await em.getConnection().execute(`select 1 from agent_webhooks where uuid = ? and agent_uuid = ?`, [params.webhookUuid, params.uuid], 'all', em.getTransactionContext());
+  if (webhook.length === 0 || !(await agents.exists(params.uuid))) throw new NotFoundError(WEBHOOK_NOT_FOUND);
 }
+
+const listDeliveries = (agents: AgentDirectory) =>
+  listRoute({
+    path: '/api/v1/agents/:uuid/webhooks/:webhookUuid/deliveries',
+    summary: 'List a webhook’s deliveries, newest first',
+    description: DELIVERY_DOC,
+    tags,
+    params: WebhookParams,
+    query: PageQuery(),
+    errors: [404],
+    item: DeliverySchema,
+    page: async ({ params, query, em }) => {
+      await findWebhook(agents, em, params);
+      const [rows, total] = await em.findAndCount(AgentWebhookDelivery, { agentUuid: params.uuid, webhookUuid: params.webhookUuid }, { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) });
+      return [rows.map(json), total];
+    },
+  });
+
+const retryDelivery = (bus: BusService, agents: AgentDirectory) =>
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/agents/:uuid/webhooks/:webhookUuid/deliveries/:deliveryUuid/retry',
+    summary: 'Retry a delivery now',
+    description:
+      'Queues one attempt now of a pending or failed delivery (the same body, `webhook-id` and the webhook’s current URL and secret); a queued delayed retry is superseded. ' +
+      'A succeeded delivery is sent again too. Answers 202 with the delivery as queued.',
+    tags,
+    params: DeliveryParams,
+    status: 202,
+    errors: [404],
+    response: DataEnvelope(DeliverySchema),
+    handler: async ({ params, em }) => {
+      await findWebhook(agents, em, params);
+      const delivery = await em.findOne(AgentWebhookDelivery, { uuid: params.deliveryUuid, agentUuid: params.uuid, webhookUuid: params.webhookUuid });
+      if (!delivery) throw new NotFoundError(DELIVERY_NOT_FOUND);
+      await requeue(bus, delivery);
+      return { data: json(delivery) };
+    },
+  });

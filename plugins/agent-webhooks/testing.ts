@@ -1,6 +1,5 @@
 import { newUuid } from '../../core';
-import type { ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
-import type { TestKernel, TestTenant } from '../../core/testing';
+import type { ResourceFixtures, TestKernel, TestTenant } from '../../core/testing';
 
 /**
  * How the cross-tenant sweep makes a delivery: an agent with a webhook (through the

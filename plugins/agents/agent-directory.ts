@@ -27,6 +27,8 @@ export interface AgentDirectory {
   names(agentUuids: readonly string[]): Promise<Map<string, string>>;
   /** The agent's effective configuration, exactly as `GET /api/v1/agents/{uuid}` returns it. */
   get(agentUuid: string): Promise<AgentJson | null>;
+  /** As `get` without the settings slots other plugins add (`settings.memorize`, ...): what the agent runtime reads each turn. */
+  getWithoutSlots(agentUuid: string): Promise<AgentJson | null>;
   /** Where and with what credential an intent's webhook is called; null without a webhook. */
   intentWebhook(agentUuid: string, intentUuid: string): Promise<IntentWebhookTarget | null>;
   /** The agent's active webhooks subscribed to `event`. */
@@ -52,6 +54,7 @@ export function createAgentDirectory(orm: OrmService, tenants: TenantService, se
       return new Map(rows.map((row) => [row.uuid, row.name]));
     },
     get: (agentUuid) => reader.one(orm.em, tenants.require().uuid, agentUuid),
+    getWithoutSlots: (agentUuid) => reader.one(orm.em, tenants.require().uuid, agentUuid, { slots: false }),
     async intentWebhook(agentUuid, intentUuid) {
       const tenant = tenants.require();
       const intent = await orm.em.findOne(AgentIntent, { uuid: intentUuid, agentUuid });

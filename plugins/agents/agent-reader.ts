@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { createServiceRef } from '../../core';
 import { PERSONA_MEMBERS } from './schemas/agent';
 import { Appointments, appointmentsDefaults } from './schemas/appointments';
 import { TextSettings, textDefaults } from './schemas/text-settings';
@@ -112,26 +113,35 @@ const agentColumns = [
  */
 export const SELECT_AGENTS = `select ${[...agentColumns, ...listColumns].join(', ')} from "agents" a where a.tenant_uuid = ? and a.uuid in (?)`;
 
+export interface ReadOptions {
+  /** With the settings slots other plugins add (default); without, one statement fewer per slot. */
+  slots?: boolean;
+}
+
+/** The plugin's one reader, shared by its routes and its services (not exported from index.ts). */
+export const agentReaderRef = createServiceRef<AgentReader>('agents.reader');
+
 export class AgentReader {
   constructor(private readonly slots: readonly AgentSettingsSlot[]) {}
 
   /** One agent of the current tenant as the API returns it, or null. */
-  async one(em: EntityManager, tenantUuid: string, agentUuid: string): Promise<AgentJson | null> {
-    const [agent] = await this.many(em, tenantUuid, [agentUuid]);
+  async one(em: EntityManager, tenantUuid: string, agentUuid: string, options: ReadOptions = {}): Promise<AgentJson | null> {
+    const [agent] = await this.many(em, tenantUuid, [agentUuid], options);
     return agent ?? null;
   }
 
   /** These agents of the tenant, in the order asked, skipping unknown ids. */
-  async many(em: EntityManager, tenantUuid: string, agentUuids: readonly string[]): Promise<AgentJson[]> {
+  async many(em: EntityManager, tenantUuid: string, agentUuids: readonly string[], { slots = true }: ReadOptions = {}): Promise<AgentJson[]> {
     if (agentUuids.length === 0) return [];
     const rows: Array<Record<string, any>> = await em.getConnection().execute(SELECT_AGENTS, [tenantUuid, agentUuids], 'all', em.getTransactionContext());
     const byUuid = new Map(rows.map((row) => [row.uuid as string, row]));
     const found = agentUuids.filter((uuid) => byUuid.has(uuid));
-    const slotValues = await Promise.all(this.slots.map((slot) => slot.load(em, found)));
+    const read = slots ? this.slots : [];
+    const slotValues = await Promise.all(read.map((slot) => slot.load(em, found)));
     return found.map((uuid) => {
       const agent = toJson(byUuid.get(uuid)!);
       const settings = agent.settings as Record<string, unknown>;
-      this.slots.forEach((slot, index) => (settings[slot.key] = slotValues[index].get(uuid) ?? null));
+      read.forEach((slot, index) => (settings[slot.key] = slotValues[index].get(uuid) ?? null));
       return agent;
     });
   }

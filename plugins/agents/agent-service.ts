@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { NotFoundError, type BusService, type SecretsService } from '../../core';
+import { NotFoundError, createServiceRef, type BusService, type SecretsService } from '../../core';
 import { AGENT_TOPICS, type AgentChangedEvent } from './agent-events';
 import type { AgentJson, AgentReader } from './agent-reader';
 import { applyAgentWrite, type AgentWrite } from './agent-write';
@@ -11,6 +11,9 @@ import { Agent } from './entities';
  * writes to one agent's lists never interleave), and answer with the whole agent
  * after announcing the change on the bus in the same transaction.
  */
+/** The plugin's one AgentService, shared by its routes and the writer other plugins use (not exported from index.ts). */
+export const agentServiceRef = createServiceRef<AgentService>('agents.service');
+
 export class AgentService {
   constructor(
     readonly reader: AgentReader,

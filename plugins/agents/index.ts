@@ -1,19 +1,19 @@
 import { BootError, coreServices, createServiceFactory, definePlugin, type ExtensionRegistry } from '../../core';
 import { agentDirectoryRef, createAgentDirectory } from './agent-directory';
 import { ownWebhookEvents } from './agent-events';
-import { AgentReader } from './agent-reader';
-import { AgentService } from './agent-service';
+import { AgentReader, agentReaderRef } from './agent-reader';
+import { AgentService, agentServiceRef } from './agent-service';
 import { agentWriterRef, createAgentWriter } from './agent-writer';
 import { OWN_SETTINGS_KEYS, agentSettingsSlots } from './agent-settings-slots';
 import * as entities from './entities';
 import { Migration0001Agents } from './migrations/0001-agents';
-import { registerAgentRoutes } from './routes/agent-routes';
-import { registerIntentRoutes } from './routes/intent-routes';
-import { registerPhoneAndChannelRoutes } from './routes/phone-channel-routes';
-import { registerProcedureRoutes } from './routes/procedure-routes';
-import { registerRuleRoutes } from './routes/rule-routes';
-import { registerTextListRoutes } from './routes/text-list-routes';
-import { registerWebhookRoutes } from './routes/webhook-routes';
+import { agentRoutes } from './routes/agent-routes';
+import { intentRoutes } from './routes/intent-routes';
+import { phoneAndChannelRoutes } from './routes/phone-channel-routes';
+import { procedureRoutes } from './routes/procedure-routes';
+import { ruleRoutes } from './routes/rule-routes';
+import { textListRoutes } from './routes/text-list-routes';
+import { webhookRoutes } from './routes/webhook-routes';
 import { agentSchema } from './schemas/agent';
 import { intentAuthToken, webhookSecret } from './secret-columns';
 import { agentWebhookEvents } from './webhook-events';
@@ -47,36 +47,46 @@ export default definePlugin({
   migrations: [{ name: '0001-agents', class: Migration0001Agents }],
   provides: [agentSettingsSlots, agentWebhookEvents],
   contributes: ownWebhookEvents.map((event) => agentWebhookEvents.add(event)),
+  // One reader and one AgentService per kernel: init's routes and the services below share them.
   services: [
     createServiceFactory({
+      service: agentReaderRef,
+      deps: {},
+      factory: (_, { extensions }) => new AgentReader(slotsOf(extensions)),
+    }),
+    createServiceFactory({
+      service: agentServiceRef,
+      deps: { bus: coreServices.bus, secrets: coreServices.secrets, reader: agentReaderRef },
+      factory: ({ bus, secrets, reader }, { extensions }) => new AgentService(reader, bus, secrets, new Set(extensions.items(agentWebhookEvents).map((event) => event.name))),
+    }),
+    createServiceFactory({
       service: agentDirectoryRef,
-      deps: { orm: coreServices.orm, tenant: coreServices.tenant, secrets: coreServices.secrets },
-      factory: ({ orm, tenant, secrets }, { extensions }) => createAgentDirectory(orm, tenant, secrets, new AgentReader(slotsOf(extensions))),
+      deps: { orm: coreServices.orm, tenant: coreServices.tenant, secrets: coreServices.secrets, reader: agentReaderRef },
+      factory: ({ orm, tenant, secrets, reader }) => createAgentDirectory(orm, tenant, secrets, reader),
     }),
     createServiceFactory({
       service: agentWriterRef,
-      deps: { orm: coreServices.orm, tenant: coreServices.tenant, bus: coreServices.bus, secrets: coreServices.secrets },
-      factory: ({ orm, tenant, bus, secrets }, { extensions }) => {
-        const events = new Set(extensions.items(agentWebhookEvents).map((event) => event.name));
-        return createAgentWriter(orm, tenant, new AgentService(new AgentReader(slotsOf(extensions)), bus, secrets, events));
-      },
+      deps: { orm: coreServices.orm, tenant: coreServices.tenant, service: agentServiceRef },
+      factory: ({ orm, tenant, service }) => createAgentWriter(orm, tenant, service),
     }),
   ],
-  deps: { http: coreServices.http, bus: coreServices.bus, secrets: coreServices.secrets, quotas: coreServices.quotas },
-  init({ http, bus, secrets, quotas }, { extensions }) {
+  deps: { http: coreServices.http, secrets: coreServices.secrets, quotas: coreServices.quotas, service: agentServiceRef },
+  init({ http, secrets, quotas, service }, { extensions }) {
     secrets.declareColumn(webhookSecret);
     secrets.declareColumn(intentAuthToken);
     const slots = slotsOf(extensions);
     const slotSchemas = Object.fromEntries(slots.map((slot) => [slot.key, slot.schema]));
     const events = extensions.items(agentWebhookEvents);
-    const service = new AgentService(new AgentReader(slots), bus, secrets, new Set(events.map((event) => event.name)));
     const agent = agentSchema(slotSchemas);
-    registerAgentRoutes(http, service, agent, slotSchemas, events, quotas);
-    registerTextListRoutes(http, service, agent);
-    registerProcedureRoutes(http, service, agent);
-    registerIntentRoutes(http, service, agent);
-    registerWebhookRoutes(http, service, agent);
-    registerRuleRoutes(http, service, agent);
-    registerPhoneAndChannelRoutes(http, service, agent);
+    const routes = [
+      ...agentRoutes({ service, agent, slots: slotSchemas, events, quotas }),
+      ...textListRoutes(service, agent),
+      ...procedureRoutes(service, agent),
+      ...intentRoutes(service, agent),
+      ...webhookRoutes(service, agent),
+      ...ruleRoutes(service, agent),
+      ...phoneAndChannelRoutes(service, agent),
+    ];
+    for (const route of routes) http.route(route);
   },
 });

@@ -1,5 +1,4 @@
-import type { ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
-import type { TestTenant } from '../../core/testing';
+import type { ResourceFixtures, TestTenant } from '../../core/testing';
 
 /** How the cross-tenant sweep (and plugin tests) make the agents plugin's resources. */
 async function agentWith(owner: TestTenant, body: Record<string, unknown> = {}): Promise<Record<string, any>> {

@@ -1,7 +1,6 @@
-import { Type } from '../../core';
-import type { ConversationEvent } from '../conversations';
-import { CHANNELS } from '../conversations';
-import type { SessionEvaluatedEvent } from '../evaluation';
+import { Type, type BusMessage } from '../../core';
+import { CHANNELS, CONVERSATION_TOPICS, type Channel, type ConversationEvent } from '../conversations';
+import { EVALUATION_TOPICS, type SessionEvaluatedEvent } from '../evaluation';
 import { defineTrigger } from '../flows';
 
 const channels = Type.Optional(
@@ -11,6 +10,10 @@ const channels = Type.Optional(
     description: 'Only conversations on these channels; every channel when absent',
   }),
 );
+
+/** The step's agent's (any agent's without one), on the channels asked for (any without them). */
+const concerns = (config: { channels?: Channel[] }, agentUuid: string | null, event: { agent_uuid: string; channel: Channel }) =>
+  (!agentUuid || agentUuid === event.agent_uuid) && (!config.channels || config.channels.includes(event.channel));
 
 export const conversationClosed = defineTrigger({
   key: 'conversation_closed',
@@ -29,6 +32,11 @@ export const conversationClosed = defineTrigger({
     started_at: '2025-01-01T09:00:00.000Z',
     ended_at: '2025-01-01T09:12:00.000Z',
   } satisfies ConversationEvent,
+  event: {
+    topic: CONVERSATION_TOPICS.closed,
+    formerly: ['app-conversations.fire-conversation-closed'],
+    matches: (config, message: BusMessage<ConversationEvent>, { agentUuid }) => concerns(config, agentUuid, message.payload),
+  },
 });
 
 export const sessionEvaluated = defineTrigger({
@@ -56,4 +64,10 @@ export const sessionEvaluated = defineTrigger({
     summary: 'The customer booked a visit for Tuesday.',
     labels: { sentiment_analyzer: 'positive' },
   } satisfies SessionEvaluatedEvent,
+  event: {
+    topic: EVALUATION_TOPICS.evaluated,
+    formerly: ['app-conversations.fire-session-evaluated'],
+    matches: (config, message: BusMessage<SessionEvaluatedEvent>, { agentUuid }) =>
+      concerns(config, agentUuid, message.payload) && (config.success === undefined || message.payload.success === config.success),
+  },
 });

@@ -1,20 +1,15 @@
-import { coreServices, definePlugin } from '../../core';
-import { flowAppExtensions, flowTriggersRef } from '../flows';
+import { definePlugin } from '../../core';
+import { flowAppExtensions } from '../flows';
 import { conversationClosed, sessionEvaluated } from './conversation-triggers';
-import { fireConversationTriggers } from './fire-triggers';
 
 /**
  * Conversations in the flow studio: the `agents` app (plugin app-agents) gains the
  * triggers `conversation_closed` and `session_evaluated`. They join that app through
  * the flows plugin's `flowAppExtensions` point, so neither the flows plugin nor
- * app-agents knows about conversations.
+ * app-agents knows about conversations; the flows plugin consumes their events.
  */
 export default definePlugin({
   id: 'app-conversations',
   dependsOn: ['flows', 'app-agents', 'conversations', 'evaluation'],
   contributes: [flowAppExtensions.add({ app: 'agents', by: 'app-conversations', triggers: [conversationClosed, sessionEvaluated] })],
-  deps: { bus: coreServices.bus, triggers: flowTriggersRef },
-  init({ bus, triggers }) {
-    fireConversationTriggers(bus, triggers);
-  },
 });

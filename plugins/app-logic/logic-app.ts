@@ -1,5 +1,5 @@
 import { Type } from '../../core';
-import { defineAction, defineFlowApp, defineOptions } from '../flows';
+import { Options, defineAction, defineFlowApp, defineOptions } from '../flows';
 import { BINARY_OPERATORS, JOINERS, OPERATORS, holds, type Joiner, type Operator } from './conditions';
 
 const ICON =
@@ -16,9 +16,13 @@ const OneOf = <T extends string>(values: readonly T[], description: string) => T
 const Condition = Type.Object(
   {
     left: Type.Unknown({ description: 'The value to test, usually a reference such as `{{step1.body.total}}`' }),
-    operator: OneOf<Operator>(
-      OPERATORS.map((operator) => operator.value),
-      'How `left` is tested (see the `operators` option list)',
+    operator: Options(
+      'operators',
+      {},
+      OneOf<Operator>(
+        OPERATORS.map((operator) => operator.value),
+        'How `left` is tested',
+      ),
     ),
     right: Type.Optional(Type.Unknown({ description: 'What `left` is compared with; required by every operator but is_empty, is_not_empty, is_true and is_false' })),
   },
@@ -30,9 +34,13 @@ const Condition = Type.Object(
   },
 );
 
-const Joiner = OneOf<Joiner>(
-  JOINERS.map((joiner) => joiner.value),
-  '`and` (the default): every condition must hold; `or`: one is enough',
+const Joiner = Options(
+  'joiners',
+  {},
+  OneOf<Joiner>(
+    JOINERS.map((joiner) => joiner.value),
+    '`and` (the default): every condition must hold; `or`: one is enough',
+  ),
 );
 
 const IfConditionInput = Type.Object(
@@ -74,9 +82,13 @@ const DELAY_UNITS = [
 const DelayInput = Type.Object(
   {
     amount: Type.Integer({ minimum: 1, maximum: 1000, description: 'How many units to wait' }),
-    unit: OneOf<(typeof DELAY_UNITS)[number]['value']>(
-      DELAY_UNITS.map((unit) => unit.value),
-      'See the `delay_units` option list',
+    unit: Options(
+      'delay_units',
+      {},
+      OneOf<(typeof DELAY_UNITS)[number]['value']>(
+        DELAY_UNITS.map((unit) => unit.value),
+        'The unit of `amount`',
+      ),
     ),
   },
   { additionalProperties: false },

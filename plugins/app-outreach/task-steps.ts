@@ -1,6 +1,9 @@
-import { Type } from '../../core';
+import { Type, type BusMessage } from '../../core';
 import { defineAction, defineTrigger } from '../flows';
-import { TaskCreate, type OutreachTasks, type TaskEvent, type TaskJson } from '../outreach';
+import { TASK_TOPICS, TaskCreate, outreachTasksRef, type OutreachTasks, type TaskEvent, type TaskJson } from '../outreach';
+
+/** The services the extension's code uses. The tasks service works in the current tenant and transaction, whichever step that is. */
+export const outreachDeps = { tasks: outreachTasksRef };
 
 const SAMPLE_TASK: Partial<TaskJson> = {
   uuid: '0190d5c2-0000-7000-8000-0000000000f1',
@@ -23,22 +26,21 @@ const createMembers = Object.fromEntries(
 );
 const CreateTaskInput = Type.Object(createMembers, { additionalProperties: false });
 
-export function createTaskAction(tasks: () => OutreachTasks) {
-  return defineAction({
-    key: 'create_task',
-    name: 'Create task',
-    description:
-      'Schedules a task for the step’s agent (`agent_uuid`), with the body of `POST /api/v1/tasks` less `agent_uuid`: `type`, `contact_uuid` or `contact`, ' +
-      '`scheduled_at`, retries, `task_data`, ... with the same defaults and checks (a body the API would refuse fails the step with the same messages). ' +
-      'The output is the created task.',
-    input: CreateTaskInput,
-    outputSample: SAMPLE_TASK,
-    async run({ input, agentUuid }) {
-      if (!agentUuid) throw new Error('create_task needs the step’s agent_uuid');
-      return tasks().create({ ...(input as Record<string, unknown>), agent_uuid: agentUuid } as Parameters<OutreachTasks['create']>[0]);
-    },
-  });
-}
+export const createTask = defineAction({
+  deps: outreachDeps,
+  key: 'create_task',
+  name: 'Create task',
+  description:
+    'Schedules a task for the step’s agent (`agent_uuid`), with the body of `POST /api/v1/tasks` less `agent_uuid`: `type`, `contact_uuid` or `contact`, ' +
+    '`scheduled_at`, retries, `task_data`, ... with the same defaults and checks (a body the API would refuse fails the step with the same messages). ' +
+    'The output is the created task.',
+  input: CreateTaskInput,
+  outputSample: SAMPLE_TASK,
+  async run({ input, agentUuid, deps }) {
+    if (!agentUuid) throw new Error('create_task needs the step’s agent_uuid');
+    return deps.tasks.create({ ...(input as Record<string, unknown>), agent_uuid: agentUuid } as Parameters<OutreachTasks['create']>[0]);
+  },
+});
 
 export const taskCompleted = defineTrigger({
   key: 'task_completed',
@@ -55,4 +57,10 @@ export const taskCompleted = defineTrigger({
     { additionalProperties: false },
   ),
   outputSample: { task: SAMPLE_TASK } as unknown as TaskEvent,
+  event: {
+    topic: TASK_TOPICS.completed,
+    formerly: ['app-outreach.fire-task-completed'],
+    matches: (config, { payload: { task } }: BusMessage<TaskEvent>, { agentUuid }) =>
+      (!agentUuid || agentUuid === task.agent_uuid) && (!config.types || config.types.includes(task.type)),
+  },
 });

@@ -1,15 +1,19 @@
-import { Type, Uuid } from '../../core';
+import { Type, Uuid, type TSchema } from '../../core';
+import { Options } from '../flows';
 import { FILTER_OPERATORS, ORDER_DIRECTIONS } from '../tables';
 
 /** A choice among fixed texts, as a JSON Schema `enum` (which clients render as a list, and whose error names the allowed values). */
 export const OneOf = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description });
 
-export const TableId = Uuid({ description: 'The table (see the `tables` option list), or a reference such as `{{step1.table_uuid}}`' });
+export const TableId = Options('tables', {}, Uuid({ description: 'The table, or a reference such as `{{step1.table_uuid}}`' }));
 
 export const RecordId = Uuid({ description: 'The record, usually a reference such as `{{step1.record.uuid}}`' });
 
 /** Column names are at most 100 characters (the tables plugin's limit) and uuids are 36. */
 export const ColumnRef = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });
+
+/** A column of the input's `table_id`, picked from the `columns` list of that table. */
+export const ColumnOf = <S extends TSchema>(schema: S) => Options('columns', { params: { table_id: '{{config.table_id}}' } }, schema);
 
 export const Values = Type.Record(Type.String(), Type.Unknown(), {
   minProperties: 1,
@@ -23,11 +27,9 @@ const VALUE_OPERATORS = FILTER_OPERATORS.filter((operator) => operator.takes !==
 
 const Filter = Type.Object(
   {
-    column: ColumnRef('The column, by uuid or name'),
-    operator: OneOf(
-      FILTER_OPERATORS.map((operator) => operator.value),
-      'How the column is compared (see the `operators` and `operators_for_type` option lists)',
-    ),
+    column: ColumnOf(ColumnRef('The column, by uuid or name')),
+    // `operators`, not `operators_for_type`: the column's type is no member of the config to depend on.
+    operator: Options('operators', {}, OneOf(FILTER_OPERATORS.map((operator) => operator.value), 'How the column is compared')),
     value: Type.Optional(Type.Unknown({ description: 'What the column is compared with: an array for `in`; none for `is_empty` and `is_not_empty`' })),
   },
   {
@@ -44,11 +46,8 @@ export const Filters = Type.Array(Filter, { maxItems: 20, description: 'Conditio
 export const Sort = Type.Array(
   Type.Object(
     {
-      column: ColumnRef('The column, by uuid or name'),
-      direction: OneOf(
-        ORDER_DIRECTIONS.map((direction) => direction.value),
-        '`asc` or `desc` (see the `order_directions` option list)',
-      ),
+      column: ColumnOf(ColumnRef('The column, by uuid or name')),
+      direction: Options('order_directions', {}, OneOf(ORDER_DIRECTIONS.map((direction) => direction.value), '`asc` or `desc`')),
     },
     { additionalProperties: false },
   ),

@@ -1,8 +1,8 @@
 import { Type, ValidationError } from '../../core';
-import { defineAction } from '../flows';
-import { AGGREGATES, TableNotFoundError, type RecordJson, type TableRecords } from '../tables';
-import { causeOf } from './cause';
-import { ColumnRef, Filters, OneOf, RecordId, Sort, TableId, Values } from './inputs';
+import { Options, defineAction, flowCause } from '../flows';
+import { AGGREGATES, TableNotFoundError, type RecordJson } from '../tables';
+import { tablesDeps } from './deps';
+import { ColumnOf, ColumnRef, Filters, OneOf, RecordId, Sort, TableId, Values } from './inputs';
 
 export const RECORD_SAMPLE: RecordJson = {
   uuid: '0190d5c2-0000-7000-8000-0000000000b1',
@@ -38,102 +38,101 @@ async function asStep<T>(work: () => Promise<T>): Promise<T> {
 const WRITES =
   'The write is part of the execution’s step: it commits with the step, and a failure (a value of the wrong type, an unknown column) writes nothing.';
 
-function insertRecord(records: () => TableRecords) {
-  return defineAction({
-    key: 'insert_record',
-    name: 'Insert record',
-    description: `Adds a record to a table, with \`values\` by column name or uuid (columns left out stay empty). The output is the record, values by column name. ${WRITES}`,
-    input: Type.Object({ table_id: TableId, values: Values }, { additionalProperties: false }),
-    outputSample: RECORD_SAMPLE,
-    run: ({ input, step }) => asStep(() => records().insert(input.table_id, input.values, { cause: causeOf(step.flowUuid) })),
-  });
-}
+const insertRecord = defineAction({
+  deps: tablesDeps,
+  key: 'insert_record',
+  name: 'Insert record',
+  description: `Adds a record to a table, with \`values\` by column name or uuid (columns left out stay empty). The output is the record, values by column name. ${WRITES}`,
+  input: Type.Object({ table_id: TableId, values: Values }, { additionalProperties: false }),
+  outputSample: RECORD_SAMPLE,
+  run: ({ input, step, deps }) => asStep(() => deps.records.insert(input.table_id, input.values, { cause: flowCause(step.flowUuid) })),
+});
 
-function updateRecord(records: () => TableRecords) {
-  return defineAction({
-    key: 'update_record',
-    name: 'Update record',
-    description: `Changes the given \`values\` of a record and keeps its others. The output is the record afterwards; an unknown record fails the step. ${WRITES}`,
-    input: Type.Object({ table_id: TableId, record_id: RecordId, values: Values }, { additionalProperties: false }),
-    outputSample: { ...RECORD_SAMPLE, values: { ...RECORD_SAMPLE.values, visits: 4 }, updated_at: '2025-01-02T09:00:00.000Z' },
-    async run({ input, step }) {
-      const record = await asStep(() => records().update(input.table_id, input.record_id, input.values, { cause: causeOf(step.flowUuid) }));
-      if (!record) throw new Error(`No record ${input.record_id} in table ${input.table_id}`);
-      return record;
+const updateRecord = defineAction({
+  deps: tablesDeps,
+  key: 'update_record',
+  name: 'Update record',
+  description: `Changes the given \`values\` of a record and keeps its others. The output is the record afterwards; an unknown record fails the step. ${WRITES}`,
+  input: Type.Object({ table_id: TableId, record_id: RecordId, values: Values }, { additionalProperties: false }),
+  outputSample: { ...RECORD_SAMPLE, values: { ...RECORD_SAMPLE.values, visits: 4 }, updated_at: '2025-01-02T09:00:00.000Z' },
+  async run({ input, step, deps }) {
+    const record = await asStep(() => deps.records.update(input.table_id, input.record_id, input.values, { cause: flowCause(step.flowUuid) }));
+    if (!record) throw new Error(`No record ${input.record_id} in table ${input.table_id}`);
+    return record;
+  },
+});
+
+const deleteRecord = defineAction({
+  deps: tablesDeps,
+  key: 'delete_record',
+  name: 'Delete record',
+  description: `Deletes a record. The output is \`{deleted}\`: false when the table has no such record (already deleted, say), which is not an error. An unknown table fails the step. ${WRITES}`,
+  input: Type.Object({ table_id: TableId, record_id: RecordId }, { additionalProperties: false }),
+  outputSample: { deleted: true },
+  run: async ({ input, deps }) => ({ deleted: await asStep(() => deps.records.delete(input.table_id, input.record_id)) }),
+});
+
+const findRecords = defineAction({
+  deps: tablesDeps,
+  key: 'find_records',
+  name: 'Find records',
+  description:
+    `Reads the records that meet every filter, sorted, at most \`limit\` (${FIND_LIMIT_DEFAULT} by default). The output is \`{records, count}\`: ` +
+    '`count` is how many records match, which may be more than the records returned. Reads only, so the engine may run it with the pure steps around it.',
+  input: Type.Object(
+    {
+      table_id: TableId,
+      filters: Type.Optional(Filters),
+      sort: Type.Optional(Sort),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FIND_LIMIT_MAX, description: `Most records returned, ${FIND_LIMIT_DEFAULT} by default` })),
     },
-  });
-}
+    { additionalProperties: false },
+  ),
+  outputSample: { records: [RECORD_SAMPLE], count: 1 },
+  pure: true,
+  async run({ input, deps }) {
+    const { items, total } = await asStep(() =>
+      deps.records.find(input.table_id, { filters: input.filters, sort: input.sort, limit: input.limit ?? FIND_LIMIT_DEFAULT }),
+    );
+    return { records: items, count: total };
+  },
+});
 
-function deleteRecord(records: () => TableRecords) {
-  return defineAction({
-    key: 'delete_record',
-    name: 'Delete record',
-    description: `Deletes a record. The output is \`{deleted}\`: false when the table has no such record (already deleted, say), which is not an error. An unknown table fails the step. ${WRITES}`,
-    input: Type.Object({ table_id: TableId, record_id: RecordId }, { additionalProperties: false }),
-    outputSample: { deleted: true },
-    run: async ({ input }) => ({ deleted: await asStep(() => records().delete(input.table_id, input.record_id)) }),
-  });
-}
-
-function findRecords(records: () => TableRecords) {
-  return defineAction({
-    key: 'find_records',
-    name: 'Find records',
-    description:
-      `Reads the records that meet every filter, sorted, at most \`limit\` (${FIND_LIMIT_DEFAULT} by default). The output is \`{records, count}\`: ` +
-      '`count` is how many records match, which may be more than the records returned. Reads only, so the engine may run it with the pure steps around it.',
-    input: Type.Object(
-      {
-        table_id: TableId,
-        filters: Type.Optional(Filters),
-        sort: Type.Optional(Sort),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FIND_LIMIT_MAX, description: `Most records returned, ${FIND_LIMIT_DEFAULT} by default` })),
-      },
-      { additionalProperties: false },
-    ),
-    outputSample: { records: [RECORD_SAMPLE], count: 1 },
-    pure: true,
-    async run({ input }) {
-      const { items, total } = await asStep(() =>
-        records().find(input.table_id, { filters: input.filters, sort: input.sort, limit: input.limit ?? FIND_LIMIT_DEFAULT }),
-      );
-      return { records: items, count: total };
-    },
-  });
-}
-
-function aggregate(records: () => TableRecords) {
-  return defineAction({
-    key: 'aggregate',
-    name: 'Aggregate',
-    description:
-      'Counts the records that meet every filter, or sums, averages, or takes the minimum or maximum of a column over them (see the `aggregates` option list ' +
-      'for which column types each takes). `count` with a column counts its non-empty cells. Empty cells are left out of sum, avg, min and max, as in SQL ' +
-      '(the sum of none is 0, the others null). The output is `{value}`, or with `group_by` `{groups: [{key, value}]}`: one group per distinct value of ' +
-      'that column, ordered by it, empty cells last, at most 1000. Reads only, so the engine may run it with the pure steps around it.',
-    input: Type.Object(
-      {
-        table_id: TableId,
-        aggregate: OneOf(
+const aggregate = defineAction({
+  deps: tablesDeps,
+  key: 'aggregate',
+  name: 'Aggregate',
+  description:
+    'Counts the records that meet every filter, or sums, averages, or takes the minimum or maximum of a column over them (see the `aggregates` option list ' +
+    'for which column types each takes). `count` with a column counts its non-empty cells. Empty cells are left out of sum, avg, min and max, as in SQL ' +
+    '(the sum of none is 0, the others null). The output is `{value}`, or with `group_by` `{groups: [{key, value}]}`: one group per distinct value of ' +
+    'that column, ordered by it, empty cells last, at most 1000. Reads only, so the engine may run it with the pure steps around it.',
+  input: Type.Object(
+    {
+      table_id: TableId,
+      aggregate: Options(
+        'aggregates',
+        {},
+        OneOf(
           AGGREGATES.map((candidate) => candidate.value),
-          '`count`, `sum`, `avg`, `min` or `max` (see the `aggregates` option list)',
+          '`count`, `sum`, `avg`, `min` or `max`',
         ),
-        column: Type.Optional(ColumnRef('The column to aggregate, by uuid or name; required but for `count`, which without it counts records')),
-        group_by: Type.Optional(ColumnRef('A column, by uuid or name, whose distinct values group the records')),
-        filters: Type.Optional(Filters),
-      },
-      {
-        additionalProperties: false,
-        // Only `count` has a meaning without a column: say so while the step is built, not when it runs.
-        if: { properties: { aggregate: { not: { const: 'count' } } }, required: ['aggregate'] },
-        then: { required: ['column'] },
-      },
-    ),
-    outputSample: { value: 42 },
-    pure: true,
-    run: ({ input }) =>
-      asStep(() => records().aggregate(input.table_id, { aggregate: input.aggregate, column: input.column, groupBy: input.group_by, filters: input.filters })),
-  });
-}
+      ),
+      column: Type.Optional(ColumnOf(ColumnRef('The column to aggregate, by uuid or name; required but for `count`, which without it counts records'))),
+      group_by: Type.Optional(ColumnOf(ColumnRef('A column, by uuid or name, whose distinct values group the records'))),
+      filters: Type.Optional(Filters),
+    },
+    {
+      additionalProperties: false,
+      // Only `count` has a meaning without a column: say so while the step is built, not when it runs.
+      if: { properties: { aggregate: { not: { const: 'count' } } }, required: ['aggregate'] },
+      then: { required: ['column'] },
+    },
+  ),
+  outputSample: { value: 42 },
+  pure: true,
+  run: ({ input, deps }) =>
+    asStep(() => deps.records.aggregate(input.table_id, { aggregate: input.aggregate, column: input.column, groupBy: input.group_by, filters: input.filters })),
+});
 
-export const recordActions = (records: () => TableRecords) => [insertRecord(records), updateRecord(records), deleteRecord(records), findRecords(records), aggregate(records)];
+export const recordActions = [insertRecord, updateRecord, deleteRecord, findRecords, aggregate];

@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../core';
+
 /** The contacts plugin's config slice (convict); README's contacts settings table lists each. */
 export const contactsConfig = {
   defaultCountry: {
@@ -14,7 +16,5 @@ export const contactsConfig = {
   },
 };
 
-export interface ContactsSettings {
-  defaultCountry: string;
-  analyzerModel: string;
-}
+/** The slice as validated at boot. */
+export type ContactsSettings = ConfigValues<typeof contactsConfig>;

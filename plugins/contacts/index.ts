@@ -1,9 +1,9 @@
-import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
 import { contactCheck, conversationReaderRef } from '../conversations';
 import { registerAnalyzers } from './analyzers';
 import { contactDirectoryRef } from './contact-directory';
 import { registerContacts, createContactDirectory } from './contacts';
-import { contactsConfig, type ContactsSettings } from './contacts-config';
+import { contactsConfig } from './contacts-config';
 import * as entities from './entities';
 import { Contact } from './entities';
 import { Migration0001Contacts } from './migrations/0001-contacts';
@@ -11,9 +11,6 @@ import { Migration0001Contacts } from './migrations/0001-contacts';
 // The public API of the contacts plugin: what other plugins may import.
 export { contactDirectoryRef, type ContactDirectory, type ContactJson, type ContactItem, type UpsertOutcome } from './contact-directory';
 export { CONTACT_TOPICS, type ContactDeletedEvent } from './contacts/contact-topics';
-
-const settingsOf = (config: { get<T>(key: string): T }): ContactsSettings =>
-  Object.fromEntries(Object.keys(contactsConfig).map((key) => [key, config.get(key)])) as ContactsSettings;
 
 /**
  * Contacts: the people agents talk to, their custom fields and settings, and the
@@ -30,8 +27,8 @@ export default definePlugin({
   services: [
     createServiceFactory({
       service: contactDirectoryRef,
-      deps: { orm: coreServices.orm, tenants: coreServices.tenant, config: coreServices.config },
-      factory: ({ orm, tenants, config }) => createContactDirectory(orm, tenants, settingsOf(config)),
+      deps: { orm: coreServices.orm, tenants: coreServices.tenant, config: configRef(contactsConfig) },
+      factory: ({ orm, tenants, config }) => createContactDirectory(orm, tenants, config.all()),
     }),
   ],
   deps: {
@@ -39,11 +36,11 @@ export default definePlugin({
     bus: coreServices.bus,
     llm: coreServices.llm,
     logger: coreServices.logger,
-    config: coreServices.config,
+    config: configRef(contactsConfig),
     conversations: conversationReaderRef,
   },
   init({ http, bus, llm, logger, config, conversations }) {
-    const settings = settingsOf(config);
+    const settings = config.all();
     registerContacts(http, bus, settings);
     registerAnalyzers({ http, bus, llm, logger, conversations, settings });
   },

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../core/testing';
 import { fixtures as analyzers } from './analyzers/testing-fixtures';
 import { fixtures as contacts } from './contacts/testing-fixtures';
 

@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../core';
+
 /** The conversations plugin's config slice (convict); README's conversations settings table lists each. */
 export const conversationsConfig = {
   defaultSessionTimeoutMinutes: {
@@ -14,7 +16,5 @@ export const conversationsConfig = {
   },
 };
 
-export interface ConversationsSettings {
-  defaultSessionTimeoutMinutes: number;
-  exportMaxLimit: number;
-}
+/** The slice as validated at boot. */
+export type ConversationsSettings = ConfigValues<typeof conversationsConfig>;

@@ -1,4 +1,4 @@
-import { coreServices, createServiceFactory, definePlugin, type ExtensionRegistry } from '../../core';
+import { configRef, coreServices, createServiceFactory, definePlugin, type ExtensionRegistry } from '../../core';
 import { agentDirectoryRef, agentWebhookEvents } from '../agents';
 import { contactCheck } from './contact-check';
 import { createConversationReader, conversationReaderRef } from './conversation-reader';
@@ -30,9 +30,6 @@ export {
   type ConversationStatus,
 } from './channels';
 export { ChannelSchema, type ConversationJson, type MessageJson, type SessionJson, type SessionWithMessagesJson } from './views';
-
-const settingsOf = (config: { get<T>(key: string): T }): ConversationsSettings =>
-  Object.fromEntries(Object.keys(conversationsConfig).map((key) => [key, config.get(key)])) as ConversationsSettings;
 
 /** The evaluation plugin's sessionization when it is installed, else the configured default for every agent. */
 function sessionizationOf(extensions: ExtensionRegistry, settings: ConversationsSettings): SessionizationProvider {
@@ -66,14 +63,14 @@ export default definePlugin({
     }),
     createServiceFactory({
       service: conversationWriterRef,
-      deps: { bus: coreServices.bus, config: coreServices.config, agents: agentDirectoryRef },
+      deps: { bus: coreServices.bus, config: configRef(conversationsConfig), agents: agentDirectoryRef },
       factory: ({ bus, config, agents }, { extensions }) =>
-        createConversationWriter({ bus, agents, sessionization: sessionizationOf(extensions, settingsOf(config)), contacts: extensions.get(contactCheck) }),
+        createConversationWriter({ bus, agents, sessionization: sessionizationOf(extensions, config.all()), contacts: extensions.get(contactCheck) }),
     }),
   ],
-  deps: { http: coreServices.http, bus: coreServices.bus, config: coreServices.config, agents: agentDirectoryRef },
+  deps: { http: coreServices.http, bus: coreServices.bus, config: configRef(conversationsConfig), agents: agentDirectoryRef },
   init({ http, bus, config, agents }, { extensions }) {
-    const settings = settingsOf(config);
+    const settings = config.all();
     registerMessageExport(http, settings);
     const deps = { bus, agents, sessionization: sessionizationOf(extensions, settings), contacts: extensions.get(contactCheck) };
     // Conversations of a deleted agent stay: they are history, which exports and evaluations refer to.

@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../core';
+
 /** The evaluation plugin's config slice (convict); README's evaluation settings table lists each. */
 export const evaluationConfig = {
   minMessages: {
@@ -38,11 +40,5 @@ export const evaluationConfig = {
   },
 };
 
-export interface EvaluationSettings {
-  minMessages: number;
-  maxAttempts: number;
-  retryInitialMs: number;
-  maxTranscriptChars: number;
-  model: string;
-  concurrency: number;
-}
+/** The slice as validated at boot. */
+export type EvaluationSettings = ConfigValues<typeof evaluationConfig>;

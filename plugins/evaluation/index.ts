@@ -1,8 +1,8 @@
-import { coreServices, definePlugin } from '../../core';
+import { configRef, coreServices, definePlugin } from '../../core';
 import { agentDirectoryRef, agentSettingsSlots, agentWebhookEvents } from '../agents';
 import { conversationReaderRef, sessionizationProvider } from '../conversations';
 import * as entities from './entities';
-import { evaluationConfig, type EvaluationSettings } from './evaluation-config';
+import { evaluationConfig } from './evaluation-config';
 import { registerEvaluator } from './evaluator';
 import { Migration0001Evaluation } from './migrations/0001-evaluation';
 import { evaluateOverrides, evaluationSlot, sessionizationFromSettings } from './settings';
@@ -11,9 +11,6 @@ import { sessionEvaluatedWebhookEvent } from './topics';
 // The public API of the evaluation plugin: what other plugins may import.
 export { EVALUATION_TOPICS, type SessionEvaluatedEvent } from './topics';
 export { ANALYZERS, EVALUATION_MODES, type AnalyzerName, type EvaluationMode } from './settings/evaluate-values';
-
-const settingsOf = (config: { get<T>(key: string): T }): EvaluationSettings =>
-  Object.fromEntries(Object.keys(evaluationConfig).map((key) => [key, config.get(key)])) as EvaluationSettings;
 
 /**
  * Evaluation: every closed session is judged by the analyzers its agent's evaluate
@@ -33,13 +30,13 @@ export default definePlugin({
     bus: coreServices.bus,
     llm: coreServices.llm,
     logger: coreServices.logger,
-    config: coreServices.config,
+    config: configRef(evaluationConfig),
     agents: agentDirectoryRef,
     conversations: conversationReaderRef,
   },
   init({ http, bus, llm, logger, config, agents, conversations }) {
-    evaluateOverrides.registerRoutes(http, agents);
-    registerEvaluator({ http, bus, llm, logger, agents, conversations, settings: settingsOf(config) });
+    for (const route of evaluateOverrides.routes(agents)) http.route(route);
+    registerEvaluator({ http, bus, llm, logger, agents, conversations, settings: config.all() });
     // An agent's override goes with the agent; its evaluations stay (history).
     evaluateOverrides.forgetDeletedAgents(bus);
   },

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../core/testing';
 import { fixtures as evaluator } from './evaluator/testing-fixtures';
 import { fixtures as settings } from './settings/testing-fixtures';
 

@@ -1,5 +1,6 @@
 import type { BusService, Egress, HttpService, LifecycleService, Logger, MetricsService, OrmService, PluginConfig, QuotaService, SecretsService, TenantService } from '../../core';
 import type { AgentDirectory } from '../agents';
+import type { flowsConfig } from './flows-config';
 import type { FlowCatalog } from './app/flow-catalog';
 
 /** What the flows plugin's parts (builder, catalog, engine) are built from: its deps plus the app catalog. */
@@ -11,7 +12,7 @@ export interface FlowsRuntime {
   egress: Egress;
   logger: Logger;
   lifecycle: LifecycleService;
-  config: PluginConfig;
+  config: PluginConfig<typeof flowsConfig>;
   tenants: TenantService;
   metrics: MetricsService;
   /** Tenant quotas: flows, and flow executions running at once. */

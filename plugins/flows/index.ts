@@ -1,6 +1,9 @@
-import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
+import { flowsConfig } from './flows-config';
 import { agentDirectoryRef } from '../agents';
+import { FlowAppDepsRegistry, flowAppDepsRef } from './app/app-deps';
 import { FlowCatalog } from './app/flow-catalog';
+import { flowAppProblems } from './app/flow-app-problems';
 import { flowApps, flowAppExtensions } from './app/flow-apps-point';
 import { registerBuilderRoutes } from './builder';
 import { registerCatalogRoutes } from './catalog';
@@ -8,6 +11,8 @@ import { connectionCredentials } from './connections/connection-secret';
 import { registerEngine } from './engine';
 import * as entities from './entities';
 import { Migration0001Flows } from './migrations/0001-flows';
+import { Migration0002TriggerCursors } from './migrations/0002-trigger-cursors';
+import { Migration0003StepVersions } from './migrations/0003-step-versions';
 import { createFlowTriggers } from './runs/create-flow-triggers';
 import { flowTriggersRef } from './runs/flow-triggers';
 
@@ -34,26 +39,50 @@ export {
   type TriggerLifecycleContext,
   type FlowConnectionValue,
   type FlowStepRef,
+  type FlowAppDeps,
+  type ResolvedFlowAppDeps,
+  type DepsContext,
+  type FlowTriggerEvent,
+  type TriggerEventContext,
+  type FlowTriggerPoll,
+  type TriggerPollContext,
+  type PollResult,
 } from './app/flow-app';
-export { flowTriggersRef, type FlowTriggers, type LiveTrigger } from './runs/flow-triggers';
+export { contributeFlowApp, flowAppDepsRef, type FlowAppDepsRegistry } from './app/app-deps';
+export {
+  Auth,
+  type ApiKeyAuth,
+  type BasicAuth,
+  type OAuth2Auth,
+  type CustomAuth,
+  type CredentialsOf,
+  type AuthTestContext,
+  type AuthTestResult,
+} from './app/auth';
+export { Options, type OptionLink } from './app/option-link';
+export { flowTriggersRef, flowCause, type FlowTriggers, type LiveTrigger } from './runs/flow-triggers';
 
 export default definePlugin({
   id: 'flows',
   dependsOn: ['agents'],
   entities: Object.values(entities),
-  migrations: [{ name: '0001-flows', class: Migration0001Flows }],
-  config: {
-    maxStepsPerFlow: { doc: 'Most steps one flow may have', format: 'nat', default: 200, env: 'FLOWS_MAX_STEPS_PER_FLOW' },
-    executionRetentionDays: { doc: 'Executions older than this many days are deleted', format: 'nat', default: 30, env: 'FLOWS_EXECUTION_RETENTION_DAYS' },
-    engineConcurrency: { doc: 'Execution segments one worker process runs at once', format: 'nat', default: 8, env: 'FLOWS_ENGINE_CONCURRENCY' },
-  },
+  migrations: [
+    { name: '0001-flows', class: Migration0001Flows },
+    { name: '0002-trigger-cursors', class: Migration0002TriggerCursors },
+    { name: '0003-step-versions', class: Migration0003StepVersions },
+  ],
+  config: flowsConfig,
   provides: [flowApps, flowAppExtensions],
+  // `switchboard plugin check`: the catalog's checks of every installed app, before any server or database.
+  checkContributions: (extensions) => flowAppProblems(extensions.items(flowApps), extensions.items(flowAppExtensions)),
   services: [
     createServiceFactory({
       service: flowTriggersRef,
       deps: { orm: coreServices.orm, bus: coreServices.bus, tenants: coreServices.tenant },
       factory: (deps) => createFlowTriggers(deps),
     }),
+    // One per kernel: where app plugins hand over the services their apps name in `deps`.
+    createServiceFactory({ service: flowAppDepsRef, deps: {}, factory: () => new FlowAppDepsRegistry() }),
   ],
   deps: {
     http: coreServices.http,
@@ -63,15 +92,18 @@ export default definePlugin({
     egress: coreServices.egress,
     logger: coreServices.logger,
     lifecycle: coreServices.lifecycle,
-    config: coreServices.config,
+    config: configRef(flowsConfig),
     tenants: coreServices.tenant,
     metrics: coreServices.metrics,
     quotas: coreServices.quotas,
     agents: agentDirectoryRef,
+    appDeps: flowAppDepsRef,
   },
   init(deps, { extensions }) {
     deps.secrets.declareColumn(connectionCredentials);
-    const runtime = { ...deps, catalog: new FlowCatalog(extensions.items(flowApps), extensions.items(flowAppExtensions)) };
+    const runtime = { ...deps, catalog: new FlowCatalog(extensions.items(flowApps), extensions.items(flowAppExtensions), deps.appDeps) };
+    // App plugins hand their deps over in their own init, after this one.
+    deps.lifecycle.onStart(() => runtime.catalog.assertDepsProvided());
     registerCatalogRoutes(runtime);
     registerBuilderRoutes(runtime);
     registerEngine(runtime);

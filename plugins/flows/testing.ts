@@ -1,4 +1,4 @@
-import type { BodyFixtures, ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
+import type { BodyFixtures, ResourceFixtures } from '../../core/testing';
 import { fixtures as builder } from './builder/testing-fixtures';
 import { fixtures as catalog } from './catalog/testing-fixtures';
 import { fixtures as engine } from './engine/testing-fixtures';

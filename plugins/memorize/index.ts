@@ -4,7 +4,7 @@ import { contactDirectoryRef } from '../contacts';
 import { conversationReaderRef } from '../conversations';
 import { MemorizeSettings } from './memorize-settings.entity';
 import { memorizeOverrides } from './memorize-overrides';
-import { ContactMemory, contactMemoryRef, createContactMemoryReader, forgetDeletedContacts, registerMemoryRoutes, scheduleMemoryExpiry, summarizeClosedSessions } from './memory';
+import { ContactMemory, contactMemoryRef, createContactMemoryReader, forgetDeletedContacts, memoryRoutes, scheduleMemoryExpiry, summarizeClosedSessions } from './memory';
 import { Migration0001Memorize } from './migrations/0001-memorize';
 import { Migration0002ContactMemories } from './migrations/0002-contact-memories';
 import { MemorizeSettingsSchema } from './schemas';
@@ -46,11 +46,11 @@ export default definePlugin({
     conversations: conversationReaderRef,
   },
   init({ http, bus, llm, orm, lifecycle, logger, agents, contacts, conversations }) {
-    memorizeOverrides.registerRoutes(http, agents);
+    for (const route of memorizeOverrides.routes(agents)) http.route(route);
     memorizeOverrides.forgetDeletedAgents(bus);
     summarizeClosedSessions(bus, llm, conversations);
     forgetDeletedContacts(bus);
     scheduleMemoryExpiry(lifecycle, orm, logger);
-    registerMemoryRoutes(http, contacts);
+    for (const route of memoryRoutes(contacts)) http.route(route);
   },
 });

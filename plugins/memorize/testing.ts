@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../core/testing';
 import { agentOverrideFixtures } from '../agents/agent-overrides/testing';
 import { memorizeOverrides } from './memorize-overrides';
 import { fixtures as memories } from './memory/testing-fixtures';

@@ -7,8 +7,9 @@ import * as entities from './entities';
 import { forgetDeletedContacts } from './forget-deleted-contact';
 import { Migration0001Outreach } from './migrations/0001-outreach';
 import { createOutreachTasks, outreachTasksRef } from './outreach-tasks';
+import { registerTasks } from './tasks';
+import { taskSchedulerRef } from './tasks/task-scheduler';
 import { createScheduler } from './tasks/task-scheduling';
-import { createTaskScheduler, registerTasks } from './tasks';
 import { builtInExecutors } from './tasks/built-in-executors';
 import { taskExecutors } from './tasks/task-executors';
 import { taskSecretColumn } from './tasks/task-secret';
@@ -32,11 +33,13 @@ export default definePlugin({
   provides: [taskExecutors],
   contributes: builtInExecutors.map((executor) => taskExecutors.add(executor)),
   services: [
+    // One per kernel, shared by the routes (init) and outreachTasksRef.
+    createServiceFactory({ service: taskSchedulerRef, deps: { bus: coreServices.bus }, factory: ({ bus }) => createScheduler(bus) }),
     createServiceFactory({
       service: outreachTasksRef,
-      deps: { orm: coreServices.orm, bus: coreServices.bus, tenants: coreServices.tenant, secrets: coreServices.secrets, agents: agentDirectoryRef, contacts: contactDirectoryRef },
-      factory: ({ orm, bus, tenants, secrets, agents, contacts }, { extensions }) =>
-        createOutreachTasks(orm, createScheduler(bus), tenants, { agents, contacts, secrets, executors: extensions.items(taskExecutors) }),
+      deps: { orm: coreServices.orm, scheduler: taskSchedulerRef, tenants: coreServices.tenant, secrets: coreServices.secrets, agents: agentDirectoryRef, contacts: contactDirectoryRef },
+      factory: ({ orm, scheduler, tenants, secrets, agents, contacts }, { extensions }) =>
+        createOutreachTasks(orm, scheduler, tenants, { agents, contacts, secrets, executors: extensions.items(taskExecutors) }),
     }),
   ],
   deps: {
@@ -47,14 +50,14 @@ export default definePlugin({
     secrets: coreServices.secrets,
     agents: agentDirectoryRef,
     contacts: contactDirectoryRef,
+    scheduler: taskSchedulerRef,
   },
-  init({ http, bus, egress, logger, secrets, agents, contacts }, { extensions }) {
+  init({ http, bus, egress, logger, secrets, agents, contacts, scheduler }, { extensions }) {
     // The write-only webhook secrets, sealed for their tenant: `switchboard secrets rotate` re-seals them.
     secrets.declareColumn(taskSecretColumn);
     secrets.declareColumn(campaignSecretColumn);
     const executors = extensions.items(taskExecutors);
     const runtime = { http, bus, egress, logger, secrets, agents, contacts, executors };
-    const scheduler = createTaskScheduler(runtime);
     // Static paths first (`/tasks`), then the campaign area's.
     registerTasks(runtime, scheduler);
     registerCampaigns({ http, bus, logger, secrets, agents, contacts, tasks: scheduler, taskTypes: new Set(executors.map((executor) => executor.type)) });

@@ -1,4 +1,4 @@
-import type { BodyFixtures, ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
+import type { BodyFixtures, ResourceFixtures } from '../../core/testing';
 import { fixtures as campaigns } from './campaigns/testing-fixtures';
 import { fixtures as tasks } from './tasks/testing-fixtures';
 

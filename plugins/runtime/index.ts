@@ -1,4 +1,4 @@
-import { coreServices, definePlugin } from '../../core';
+import { configRef, coreServices, definePlugin } from '../../core';
 import { agentDirectoryRef, agentWebhookEvents } from '../agents';
 import { contactDirectoryRef } from '../contacts';
 import { conversationWriterRef } from '../conversations';
@@ -9,15 +9,12 @@ import { Turn } from './chat/turn';
 import { TurnLeases } from './chat/turn-lease';
 import * as entities from './entities';
 import { Migration0001Runtime } from './migrations/0001-runtime';
-import { runtimeConfig, type RuntimeSettings } from './runtime-config';
+import { runtimeConfig } from './runtime-config';
 import { intentCalledEvent } from './topics';
 
 // The public API of the runtime plugin: what other plugins (channel adapters, calls) may import.
 export { RUNTIME_TOPICS, type IntentCalledEvent } from './topics';
 export type { ChatTurnJson } from './chat/chat-schemas';
-
-const settingsOf = (config: { get<T>(key: string): T }): RuntimeSettings =>
-  Object.fromEntries(Object.keys(runtimeConfig).map((key) => [key, config.get(key)])) as RuntimeSettings;
 
 /**
  * The conversation runtime: agents that talk. One turn reads the agent's configuration,
@@ -34,7 +31,7 @@ export default definePlugin({
   deps: {
     http: coreServices.http,
     bus: coreServices.bus,
-    config: coreServices.config,
+    config: configRef(runtimeConfig),
     llm: coreServices.llm,
     egress: coreServices.egress,
     logger: coreServices.logger,
@@ -46,7 +43,7 @@ export default definePlugin({
     memory: contactMemoryRef,
   },
   init({ http, config, ...deps }) {
-    const settings = settingsOf(config);
+    const settings = config.all();
     const turn = new Turn({ ...deps, settings, leases: new TurnLeases(settings) });
     registerChatRoute(http, turn);
   },

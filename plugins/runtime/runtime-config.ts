@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../core';
+
 /** The runtime plugin's config slice (convict); the README's runtime settings table lists each. */
 export const runtimeConfig = {
   maxToolRounds: {
@@ -38,11 +40,5 @@ export const runtimeConfig = {
   },
 };
 
-export interface RuntimeSettings {
-  maxToolRounds: number;
-  promptBudgetTokens: number;
-  historyMessages: number;
-  intentTimeoutMs: number;
-  turnWaitMs: number;
-  turnLeaseMs: number;
-}
+/** The slice as validated at boot. */
+export type RuntimeSettings = ConfigValues<typeof runtimeConfig>;

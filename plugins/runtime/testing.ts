@@ -1,4 +1,4 @@
-import type { BodyFixtures } from '../../core/testing/cross-tenant-sweep';
+import type { BodyFixtures } from '../../core/testing';
 
 /** The runtime makes no resources of its own: its route takes the agents' and conversations' (their plugins' fixtures). */
 export const fixtures = {};

@@ -1,4 +1,4 @@
-import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
 import { AGENT_TOPICS, agentDirectoryRef, agentSettingsSlots, type AgentDeletedEvent } from '../agents';
 import * as entities from './entities';
 import { TableAssignment } from './entities';
@@ -9,12 +9,12 @@ import { Migration0002SearchVectors } from './migrations/0002-search-vectors';
 import { Migration0003RecordKeys } from './migrations/0003-record-keys';
 import { Migration0004UploadChunkStorage } from './migrations/0004-upload-chunk-storage';
 import { createTableRecords } from './records/create-table-records';
-import { RecordStore } from './records/record-store';
-import { registerRecordRoutes } from './records/record-routes';
+import { RecordStore, recordStoreRef } from './records/record-store';
+import { recordRoutes } from './records/record-routes';
 import { createKnowledgeSearch, createRecordIndexer, knowledgeSlot, registerSearch } from './search';
 import { tableRecordsRef } from './table-records';
-import { registerTableRoutes } from './tables/table-routes';
-import { tablesConfig, type TablesSettings } from './tables-config';
+import { tableRoutes } from './tables/table-routes';
+import { tablesConfig } from './tables-config';
 
 // The public API of the tables plugin: what other plugins may import.
 export { knowledgeSearchRef, type KnowledgeSearch, type KnowledgeHit, type AssignedTable } from './knowledge-search';
@@ -25,9 +25,6 @@ export { COLUMN_TYPES, type ColumnType } from './model/column-types';
 export { FILTER_OPERATORS, AGGREGATES, ORDER_DIRECTIONS, operatorsFor, type FilterOperator, type RecordFilter, type RecordSort } from './model/operators';
 export type { ColumnJson, RecordJson } from './model/views';
 export type { AssignmentMode } from './entities';
-
-const settingsOf = (config: { get<T>(key: string): T }): TablesSettings =>
-  Object.fromEntries(Object.keys(tablesConfig).map((key) => [key, config.get(key)])) as TablesSettings;
 
 /**
  * Tables: the agents' knowledge. Typed datasets with records, filled by hand or by
@@ -47,15 +44,21 @@ export default definePlugin({
   config: tablesConfig,
   contributes: [agentSettingsSlots.add(knowledgeSlot)],
   services: [
+    // One per kernel, shared by the record routes (init) and tableRecordsRef.
+    createServiceFactory({
+      service: recordStoreRef,
+      deps: { bus: coreServices.bus, quotas: coreServices.quotas },
+      factory: ({ bus, quotas }) => new RecordStore(bus, createRecordIndexer(), quotas),
+    }),
     createServiceFactory({
       service: tableRecordsRef,
-      deps: { orm: coreServices.orm, bus: coreServices.bus, quotas: coreServices.quotas },
-      factory: ({ orm, bus, quotas }) => createTableRecords(orm, new RecordStore(bus, createRecordIndexer(), quotas)),
+      deps: { orm: coreServices.orm, store: recordStoreRef },
+      factory: ({ orm, store }) => createTableRecords(orm, store),
     }),
     createServiceFactory({
       service: knowledgeSearchRef,
-      deps: { orm: coreServices.orm, egress: coreServices.egress, config: coreServices.config, logger: coreServices.logger },
-      factory: ({ orm, egress, config, logger }) => createKnowledgeSearch({ orm, egress, settings: settingsOf(config), logger }),
+      deps: { orm: coreServices.orm, egress: coreServices.egress, config: configRef(tablesConfig), logger: coreServices.logger },
+      factory: ({ orm, egress, config, logger }) => createKnowledgeSearch({ orm, egress, settings: config.all(), logger }),
     }),
   ],
   deps: {
@@ -63,18 +66,17 @@ export default definePlugin({
     bus: coreServices.bus,
     orm: coreServices.orm,
     egress: coreServices.egress,
-    config: coreServices.config,
+    config: configRef(tablesConfig),
     logger: coreServices.logger,
     quotas: coreServices.quotas,
     agents: agentDirectoryRef,
+    store: recordStoreRef,
   },
-  init({ http, bus, orm, egress, config, logger, quotas, agents }) {
-    const settings = settingsOf(config);
-    const store = new RecordStore(bus, createRecordIndexer(), quotas);
+  init({ http, bus, orm, egress, config, logger, quotas, agents, store }) {
+    const settings = config.all();
     // Static paths under /data/ (`/data/imports`) before `/data/:uuid`, which would take them for a table id.
     registerImports({ http, bus, orm, egress, logger, settings, quotas });
-    registerTableRoutes(http, { bus, searchLanguage: settings.searchLanguage });
-    registerRecordRoutes(http, store);
+    for (const route of [...tableRoutes({ bus, searchLanguage: settings.searchLanguage }), ...recordRoutes(store)]) http.route(route);
     registerSearch({ http, bus, orm, egress, logger, agents, settings });
     // No foreign key to `agents` (see the migration): an agent's assignments go when the agent does.
     bus.consume<AgentDeletedEvent>({ name: 'unassign-deleted-agent', topics: [AGENT_TOPICS.deleted] }, async (message, { em }) => {

@@ -1,3 +1,5 @@
+import type { ConfigValues } from '../../core';
+
 /** The tables plugin's config slice (convict); README's tables settings table lists each. */
 export const tablesConfig = {
   searchLanguage: {
@@ -19,12 +21,5 @@ export const tablesConfig = {
   embeddingsApiKey: { doc: 'Bearer token of the embeddings API', format: String, default: '', env: 'TABLES_EMBEDDINGS_API_KEY', sensitive: true },
 };
 
-export interface TablesSettings {
-  searchLanguage: string;
-  crawlMaxPages: number;
-  crawlMaxDepth: number;
-  crawlPageTimeoutMs: number;
-  embeddingsUrl: string;
-  embeddingsModel: string;
-  embeddingsApiKey: string;
-}
+/** The slice as validated at boot. */
+export type TablesSettings = ConfigValues<typeof tablesConfig>;

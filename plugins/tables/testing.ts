@@ -1,4 +1,4 @@
-import type { BodyFixtures, ResourceFixtures } from '../../core/testing/cross-tenant-sweep';
+import type { BodyFixtures, ResourceFixtures } from '../../core/testing';
 import { fixtures as imports } from './imports/testing-fixtures';
 import { fixtures as records } from './records/testing-fixtures';
 import { fixtures as search } from './search/testing-fixtures';

@@ -1,5 +1,5 @@
 import { RequestContext } from '@mikro-orm/postgresql';
-import { coreServices, definePlugin, type BusService, type OrmService, type TenantService } from '../../../core';
+import { configRef, coreServices, definePlugin, type BusService, type OrmService, type TenantService } from '../../../core';
 
 /** The topic every bench message is published on (the consumer listens to `bench.#`). */
 export const BENCH_TOPIC = 'bench.event';
@@ -37,14 +37,16 @@ interface Publisher {
 /** Set in init; the bench's publishing process drives it. */
 export const publisher: { current?: Publisher } = {};
 
+const benchConfig = {
+  concurrency: { doc: 'Handlers of the sink consumer running at once in one process', format: 'nat', default: 8 },
+};
+
 export default definePlugin({
   id: 'bus-bench',
-  config: {
-    concurrency: { doc: 'Handlers of the sink consumer running at once in one process', format: 'nat', default: 8 },
-  },
-  deps: { bus: coreServices.bus, orm: coreServices.orm, tenant: coreServices.tenant, config: coreServices.config },
+  config: benchConfig,
+  deps: { bus: coreServices.bus, orm: coreServices.orm, tenant: coreServices.tenant, config: configRef(benchConfig) },
   init({ bus, orm, tenant, config }) {
-    bus.consume<BenchPayload>({ name: 'sink', topics: ['bench.#'], concurrency: config.get<number>('concurrency') }, (message) => {
+    bus.consume<BenchPayload>({ name: 'sink', topics: ['bench.#'], concurrency: config.get('concurrency') }, (message) => {
       sink.onHandled?.(message.payload, now());
     });
     publisher.current = makePublisher(bus, orm, tenant);

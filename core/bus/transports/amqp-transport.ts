@@ -2,6 +2,7 @@ import amqp, { type Channel, type ChannelModel, type ConfirmChannel, type Consum
 import type { Logger } from '../../logging/logger';
 import type { Envelope, RegisteredConsumer } from '../bus-types';
 import { ConsumerBatches, prefetchFor } from '../consumer-batches';
+import { renamesOf } from '../renamed-consumers';
 import type { Delivery } from '../delivery';
 import type { OutboxStore } from '../outbox-store';
 import type { Transport } from './transport';
@@ -162,12 +163,42 @@ export class AmqpTransport implements Transport {
       await publisher.assertQueue(this.names.queue(consumer.name), { durable: true, arguments: { 'x-queue-type': 'quorum' } });
       for (const topic of consumer.topics) await publisher.bindQueue(this.names.queue(consumer.name), this.names.exchange, topic);
     }
+    // After the new queues are bound: from here on a message reaches a former queue only as a copy.
+    for (const { former, consumer } of renamesOf(this.consumers)) await this.emptyFormerQueue(connection, publisher, former, consumer);
     this.connection = connection;
     this.publisher = publisher;
     this.reconnectDelayMs = 500;
     if (this.consuming) await this.consume(connection);
     this.logger.info('connected to the broker');
     this.onCapacity();
+  }
+
+  /**
+   * A renamed consumer's old queue (ConsumerOptions.formerly): its messages are moved to
+   * the new queue, each acknowledged once the broker confirmed its copy, then the queue
+   * is deleted. A message moved twice, or published to both queues while both were
+   * bound, is handled once: the inbox knows it by id under the new name.
+   */
+  private async emptyFormerQueue(connection: ChannelModel, publisher: ConfirmChannel, former: string, consumer: string): Promise<void> {
+    const queue = this.names.queue(former);
+    // A missing queue closes the channel that asked (404): ask on one of its own.
+    const probe = await connection.createChannel();
+    probe.on('error', () => {});
+    const exists = await probe.checkQueue(queue).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return;
+    let moved = 0;
+    for (let message = await probe.get(queue, { noAck: false }); message; message = await probe.get(queue, { noAck: false })) {
+      publisher.sendToQueue(this.names.queue(consumer), message.content, { ...message.properties, headers: { ...message.properties.headers, [HEADER.consumer]: consumer } });
+      await publisher.waitForConfirms();
+      probe.ack(message);
+      moved++;
+    }
+    await probe.deleteQueue(queue);
+    await probe.close();
+    this.logger.info('emptied and deleted the queue of a renamed consumer', { former, consumer, moved });
   }
 
   private async consume(connection: ChannelModel): Promise<void> {

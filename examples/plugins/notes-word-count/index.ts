@@ -1,4 +1,4 @@
-import { definePlugin } from '../../../core';
+import { definePlugin } from 'switchboard/core';
 import { noteEnrichers } from '../notes';
 
 /** Contributes to another plugin's extension point, and nothing else: no routes, no tables. */

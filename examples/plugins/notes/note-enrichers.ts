@@ -1,4 +1,4 @@
-import { createExtensionPoint } from '../../../core';
+import { createExtensionPoint } from 'switchboard/core';
 
 /** Computes one derived value of a note, stored under `extras[key]`. */
 export interface NoteEnricher {

@@ -1,6 +1,6 @@
 import { Entity, Property } from '@mikro-orm/decorators/legacy';
 import type { Opt } from '@mikro-orm/core';
-import { TenantScopedEntity } from '../../../core';
+import { TenantScopedEntity } from 'switchboard/core';
 
 @Entity({ tableName: 'example_notes' })
 export class Note extends TenantScopedEntity {

@@ -1,4 +1,4 @@
-import { createServiceRef } from '../../../core';
+import { createServiceRef } from 'switchboard/core';
 
 /** The small read API the notes plugin offers to plugins that depend on it. */
 export interface NotesDirectory {

@@ -16,7 +16,7 @@ import {
   pageOf,
   pageWindow,
   type HttpService,
-} from '../../../core';
+} from 'switchboard/core';
 import type { NoteEnricher } from './note-enrichers';
 import { Note } from './note.entity';
 

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from 'switchboard/core/testing';
 
 /** How the cross-tenant sweep makes this plugin's resources. */
 export const fixtures: ResourceFixtures = {

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../../core/testing';
 
 /**
  * The cross-tenant sweep's fixture for an override settings' `overrideKind`: an agent

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { ConflictError, DataEnvelope, NotFoundError, ResourceId, Type, defineRoute, type HttpService, type TSchema } from '../../../core';
+import { ConflictError, DataEnvelope, NotFoundError, ResourceId, Type, defineRoute, type AnyRoute, type TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
 import type { Agent } from '../entities';
 import type { AgentChild } from '../entities/agent-child';
@@ -44,13 +44,9 @@ export interface ChildList<E extends AgentChild> {
 
 const upper = (noun: string) => noun[0].toUpperCase() + noun.slice(1);
 
-export function registerChildList<E extends AgentChild>(http: HttpService, service: AgentService, agentSchema: TSchema, list: ChildList<E>): void {
-  const base = `/api/v1/agents/:uuid/${list.segment}`;
+/** What the generated routes of one list share: its paths, the agent lock, the row lookup and the save. */
+function childKit<E extends AgentChild>(service: AgentService, agentSchema: TSchema, list: ChildList<E>) {
   const agentParam = ResourceId('agents.agent', 'The agent');
-  const itemParams = Type.Object({ uuid: agentParam, [list.param]: ResourceId(list.kind, `The ${list.noun}`) });
-  const tags = ['agents'];
-  const response = DataEnvelope(agentSchema);
-
   const begin = async (em: EntityManager, tenantUuid: string, agentUuid: string): Promise<ChildContext> => ({
     em,
     tenantUuid,
@@ -58,13 +54,11 @@ export function registerChildList<E extends AgentChild>(http: HttpService, servi
     errors: new FieldErrorList(),
     service,
   });
-
   const findRow = async (context: ChildContext, uuid: string): Promise<E> => {
     const row = await context.em.findOne(list.entity, { uuid, agentUuid: context.agent.uuid } as any);
     if (!row) throw new NotFoundError(`${upper(list.noun)} not found`);
     return row as E;
   };
-
   const save = async (context: ChildContext) => {
     try {
       return await service.saved(context.em, context.agent, [list.member]);
@@ -73,78 +67,90 @@ export function registerChildList<E extends AgentChild>(http: HttpService, servi
       throw error;
     }
   };
-
-  if (list.create) {
-    const create = list.create;
-    http.route(
-      defineRoute({
-        method: 'POST',
-        path: base,
-        summary: `Add a ${list.noun}`,
-        description: `${create.description ?? ''} The agent's other ${list.segment.replace('-', ' ')} are untouched.`.trim(),
-        tags,
-        params: Type.Object({ uuid: agentParam }),
-        body: create.body,
-        errors: [404, ...(list.conflict ? [409] : [])],
-        response,
-        handler: async ({ params, body, em, tenant }) => {
-          const context = await begin(em, tenant.uuid, params.uuid);
-          const fields = await create.fields(context, body);
-          context.errors.throwIfAny();
-          em.create(list.entity, { ...fields, agentUuid: context.agent.uuid } as any);
-          return save(context);
-        },
-      }),
-    );
-  }
-
-  if (list.update) {
-    const update = list.update;
-    http.route(
-      defineRoute({
-        method: 'PATCH',
-        path: `${base}/:${list.param}`,
-        summary: `Change a ${list.noun}`,
-        description: `${update.description ?? 'Only the members sent change.'} Other ${list.segment.replace('-', ' ')} are untouched.`,
-        tags,
-        params: itemParams,
-        body: update.body,
-        errors: [404, ...(list.conflict ? [409] : [])],
-        response,
-        handler: async ({ params, body, em, tenant }) => {
-          const context = await begin(em, tenant.uuid, params.uuid);
-          const row = await findRow(context, (params as Record<string, string>)[list.param]);
-          await update.apply(context, row, body);
-          context.errors.throwIfAny();
-          return save(context);
-        },
-      }),
-    );
-  }
-
-  if (list.remove) {
-    const remove = list.remove;
-    http.route(
-      defineRoute({
-        method: 'DELETE',
-        path: `${base}/:${list.param}`,
-        summary: `Delete a ${list.noun}`,
-        description: `${remove.description ?? ''} Permanent; other ${list.segment.replace('-', ' ')} are untouched. Answers with the agent without it.`.trim(),
-        tags,
-        params: itemParams,
-        errors: [404, ...(remove.check ? [409] : [])],
-        response,
-        handler: async ({ params, em, tenant }) => {
-          const context = await begin(em, tenant.uuid, params.uuid);
-          const row = await findRow(context, (params as Record<string, string>)[list.param]);
-          await remove.check?.(context, row);
-          em.remove(row);
-          return save(context);
-        },
-      }),
-    );
-  }
+  return {
+    list,
+    base: `/api/v1/agents/:uuid/${list.segment}`,
+    agentParams: Type.Object({ uuid: agentParam }),
+    itemParams: Type.Object({ uuid: agentParam, [list.param]: ResourceId(list.kind, `The ${list.noun}`) }),
+    others: list.segment.replace('-', ' '),
+    response: DataEnvelope(agentSchema),
+    begin,
+    findRow,
+    save,
+  };
 }
+
+type ChildKit<E extends AgentChild> = ReturnType<typeof childKit<E>>;
+const tags = ['agents'];
+
+/** The routes of one of an agent's lists: add, change and delete an item, as the list declares them. */
+export function childListRoutes<E extends AgentChild>(service: AgentService, agentSchema: TSchema, list: ChildList<E>): AnyRoute[] {
+  const kit = childKit(service, agentSchema, list);
+  return [
+    ...(list.create ? [addChild(kit, list.create)] : []),
+    ...(list.update ? [changeChild(kit, list.update)] : []),
+    ...(list.remove ? [deleteChild(kit, list.remove)] : []),
+  ];
+}
+
+const addChild = <E extends AgentChild>(kit: ChildKit<E>, create: NonNullable<ChildList<E>['create']>) =>
+  defineRoute({
+    method: 'POST',
+    path: kit.base,
+    summary: `Add a ${kit.list.noun}`,
+    description: `${create.description ?? ''} The agent's other ${kit.others} are untouched.`.trim(),
+    tags,
+    params: kit.agentParams,
+    body: create.body,
+    errors: [404, ...(kit.list.conflict ? [409] : [])],
+    response: kit.response,
+    handler: async ({ params, body, em, tenant }) => {
+      const context = await kit.begin(em, tenant.uuid, params.uuid);
+      const fields = await create.fields(context, body);
+      context.errors.throwIfAny();
+      em.create(kit.list.entity, { ...fields, agentUuid: context.agent.uuid } as any);
+      return kit.save(context);
+    },
+  });
+
+const changeChild = <E extends AgentChild>(kit: ChildKit<E>, update: NonNullable<ChildList<E>['update']>) =>
+  defineRoute({
+    method: 'PATCH',
+    path: `${kit.base}/:${kit.list.param}`,
+    summary: `Change a ${kit.list.noun}`,
+    description: `${update.description ?? 'Only the members sent change.'} Other ${kit.others} are untouched.`,
+    tags,
+    params: kit.itemParams,
+    body: update.body,
+    errors: [404, ...(kit.list.conflict ? [409] : [])],
+    response: kit.response,
+    handler: async ({ params, body, em, tenant }) => {
+      const context = await kit.begin(em, tenant.uuid, params.uuid);
+      const row = await kit.findRow(context, (params as Record<string, string>)[kit.list.param]);
+      await update.apply(context, row, body);
+      context.errors.throwIfAny();
+      return kit.save(context);
+    },
+  });
+
+const deleteChild = <E extends AgentChild>(kit: ChildKit<E>, remove: NonNullable<ChildList<E>['remove']>) =>
+  defineRoute({
+    method: 'DELETE',
+    path: `${kit.base}/:${kit.list.param}`,
+    summary: `Delete a ${kit.list.noun}`,
+    description: `${remove.description ?? ''} Permanent; other ${kit.others} are untouched. Answers with the agent without it.`.trim(),
+    tags,
+    params: kit.itemParams,
+    errors: [404, ...(remove.check ? [409] : [])],
+    response: kit.response,
+    handler: async ({ params, em, tenant }) => {
+      const context = await kit.begin(em, tenant.uuid, params.uuid);
+      const row = await kit.findRow(context, (params as Record<string, string>)[kit.list.param]);
+      await remove.check?.(context, row);
+      em.remove(row);
+      return kit.save(context);
+    },
+  });
 
 /** The highest `column` among the agent's rows (0 when none), for "append after the last". */
 export async function highest(context: ChildContext, table: string, column: string): Promise<number> {

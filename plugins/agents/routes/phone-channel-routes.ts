@@ -1,14 +1,14 @@
-import type { HttpService, TSchema } from '../../../core';
+import type { AnyRoute, TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
 import { AgentChannel, AgentPhoneNumber } from '../entities';
 import { camelFields } from '../list-items';
 import { ChannelPatch, ChannelWrite } from '../schemas/channel';
 import { PhoneNumberPatch, PhoneNumberWrite, defaultCapabilities } from '../schemas/phone-number';
-import { registerChildList } from './child-routes';
+import { childListRoutes } from './child-routes';
 
 /** Phone numbers and channels: where the agent can be reached. */
-export function registerPhoneAndChannelRoutes(http: HttpService, service: AgentService, agent: TSchema): void {
-  registerChildList(http, service, agent, {
+export function phoneAndChannelRoutes(service: AgentService, agent: TSchema): AnyRoute[] {
+  const phoneNumbers = childListRoutes(service, agent, {
     segment: 'phone-numbers',
     param: 'phoneNumberUuid',
     kind: 'agents.phone-number',
@@ -33,7 +33,7 @@ export function registerPhoneAndChannelRoutes(http: HttpService, service: AgentS
     remove: {},
   });
 
-  registerChildList(http, service, agent, {
+  const channels = childListRoutes(service, agent, {
     segment: 'channels',
     param: 'channelUuid',
     kind: 'agents.channel',
@@ -44,4 +44,5 @@ export function registerPhoneAndChannelRoutes(http: HttpService, service: AgentS
     update: { body: ChannelPatch, description: 'Only the members sent change; `config`, when sent, is replaced.', apply: (_, row, body) => void Object.assign(row, camelFields(body)) },
     remove: {},
   });
+  return [...phoneNumbers, ...channels];
 }

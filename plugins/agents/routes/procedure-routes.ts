@@ -1,13 +1,13 @@
-import type { HttpService, TSchema } from '../../../core';
+import type { AnyRoute, TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
 import { AgentProcedure } from '../entities';
 import { definedOnly, procedureFields, sortedSteps } from '../list-items';
 import { ProcedurePatch, ProcedureWrite } from '../schemas/procedure';
 import { checkStepIntents, stepReferences } from '../validation/agent-rules';
-import { registerChildList } from './child-routes';
+import { childListRoutes } from './child-routes';
 
-export function registerProcedureRoutes(http: HttpService, service: AgentService, agent: TSchema): void {
-  registerChildList(http, service, agent, {
+export function procedureRoutes(service: AgentService, agent: TSchema): AnyRoute[] {
+  return childListRoutes(service, agent, {
     segment: 'procedures',
     param: 'procedureUuid',
     kind: 'agents.procedure',

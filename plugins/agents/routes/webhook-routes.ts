@@ -1,17 +1,17 @@
-import type { HttpService, TSchema } from '../../../core';
+import type { AnyRoute, TSchema } from '../../../core';
 import type { AgentService } from '../agent-service';
 import { AgentWebhook } from '../entities';
 import { WebhookPatch, WebhookWrite } from '../schemas/webhook';
 import { webhookSecret } from '../secret-columns';
 import { checkWebhookEvents } from '../validation/agent-rules';
-import { registerChildList, type ChildContext } from './child-routes';
+import { childListRoutes, type ChildContext } from './child-routes';
 
 /** Agent webhooks. The secret is sealed at rest; responses only say `has_secret`. */
-export function registerWebhookRoutes(http: HttpService, service: AgentService, agent: TSchema): void {
+export function webhookRoutes(service: AgentService, agent: TSchema): AnyRoute[] {
   const seal = (context: ChildContext, secret: string | null) =>
     secret === null ? null : service.secrets.encrypt(secret, webhookSecret.context(context.tenantUuid));
 
-  registerChildList(http, service, agent, {
+  return childListRoutes(service, agent, {
     segment: 'webhooks',
     param: 'webhookUuid',
     kind: 'agents.webhook',

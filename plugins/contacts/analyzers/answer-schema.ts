@@ -1,4 +1,3 @@
-import { LlmResponseError } from '../../../core';
 import type { AnalyzerTarget } from './analyzer-targets';
 
 /**
@@ -45,19 +44,3 @@ export const isValueAnswer = (part: unknown): part is ValueAnswer =>
 
 export const isStageAnswer = (part: unknown): part is StageAnswer =>
   typeof part === 'object' && part !== null && typeof (part as StageAnswer).reached === 'boolean' && typeof (part as StageAnswer).reason === 'string';
-
-/**
- * The JSON object of an answer that failed the schema as a whole, so that the members
- * that do conform are still used (one bad member costs its analyzer, not the session);
- * null when the answer is not a JSON object at all.
- */
-export function salvage(error: unknown): Record<string, unknown> | null {
-  if (!(error instanceof LlmResponseError) || !error.content) return null;
-  try {
-    const fence = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/i.exec(error.content);
-    const value: unknown = JSON.parse(fence ? fence[1] : error.content);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}

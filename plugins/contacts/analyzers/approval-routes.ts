@@ -3,7 +3,6 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import {
   ConflictError,
   DataEnvelope,
-  ListEnvelope,
   NotFoundError,
   PageQuery,
   ResourceId,
@@ -11,9 +10,10 @@ import {
   Uuid,
   ValidationError,
   defineRoute,
-  pageOf,
+  listRoute,
   pageWindow,
-  type HttpService,
+  readRoute,
+  type AnyRoute,
 } from '../../../core';
 import type { ContactsSettings } from '../contacts-config';
 import { Contact, ContactApproval } from '../entities';
@@ -49,98 +49,88 @@ async function lockPending(em: EntityManager, uuid: string): Promise<{ approval:
 }
 
 /** Contact approvals: list, read, approve (writes the field), reject. */
-export function registerApprovalRoutes(http: HttpService, settings: ContactsSettings): void {
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/contact-approvals',
-      summary: 'List contact approvals, newest first',
-      description:
-        'The contact field updates the contact analyzers suggested from closed sessions. Filters combine: `status`, `contact_uuid`, `analyzer_id`. ' +
-        'A contact has at most one pending approval per field: a newer suggestion replaces the pending one.',
-      tags,
-      query: ApprovalListQuery,
-      response: ListEnvelope(ContactApprovalSchema),
-      handler: async ({ query, em }) => {
-        const where = {
-          ...(query.status ? { status: query.status as ContactApproval['status'] } : {}),
-          ...(query.contact_uuid ? { contactUuid: query.contact_uuid } : {}),
-          ...(query.analyzer_id ? { analyzerId: query.analyzer_id } : {}),
-        };
-        const [rows, total] = await em.findAndCount(ContactApproval, where, { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) });
-        return pageOf(rows.map(approvalJson), total, query);
-      },
-    }),
-  );
+export const approvalRoutes = (settings: ContactsSettings): AnyRoute[] => [listApprovals, readApproval, approveApproval(settings), rejectApproval];
 
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/contact-approvals/:uuid',
-      summary: 'Read a contact approval',
-      tags,
-      params: ApprovalParams,
-      errors: [404],
-      response: DataEnvelope(ContactApprovalSchema),
-      handler: async ({ params, em }) => {
-        const approval = await em.findOne(ContactApproval, { uuid: params.uuid });
-        if (!approval) throw new NotFoundError(APPROVAL_NOT_FOUND);
-        return { data: approvalJson(approval) };
-      },
-    }),
-  );
+const listApprovals = listRoute({
+  path: '/api/v1/contact-approvals',
+  summary: 'List contact approvals, newest first',
+  description:
+    'The contact field updates the contact analyzers suggested from closed sessions. Filters combine: `status`, `contact_uuid`, `analyzer_id`. ' +
+    'A contact has at most one pending approval per field: a newer suggestion replaces the pending one.',
+  tags,
+  query: ApprovalListQuery,
+  item: ContactApprovalSchema,
+  page: async ({ query, em }) => {
+    const where = {
+      ...(query.status ? { status: query.status as ContactApproval['status'] } : {}),
+      ...(query.contact_uuid ? { contactUuid: query.contact_uuid } : {}),
+      ...(query.analyzer_id ? { analyzerId: query.analyzer_id } : {}),
+    };
+    const [rows, total] = await em.findAndCount(ContactApproval, where, { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) });
+    return [rows.map(approvalJson), total];
+  },
+});
 
-  http.route(
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/contact-approvals/:uuid/approve',
-      summary: 'Approve a contact approval: write the field',
-      description:
-        'Writes `proposed_value` into the contact’s `field` (a built-in member, `custom_fields.<key>` checked against the field’s type, or `pipeline_stage`) ' +
-        'and marks the approval `approved`. 409 when it is not pending, when its custom field no longer exists, or when another contact already has the phone number ' +
-        'or email; 422 (at `proposed_value`) when the value does not suit the field. Nothing is written then.',
-      tags,
-      params: ApprovalParams,
-      errors: [404, 409, 422],
-      response: DataEnvelope(ContactApprovalSchema),
-      handler: async ({ params, em }) => {
-        const { approval, contact } = await lockPending(em, params.uuid);
-        const outcome = await applyApproval(em, contact, approval, settings);
-        if (!outcome.ok) {
-          if (outcome.status === 409) throw new ConflictError(`Contact approval cannot be applied: ${outcome.problem}`);
-          throw new ValidationError({ proposed_value: [outcome.problem] });
-        }
-        approval.status = 'approved';
-        approval.decidedAt = new Date();
-        try {
-          await em.flush();
-        } catch (error) {
-          // Another request gave the same phone or email to another contact meanwhile.
-          if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`Contact approval cannot be applied: another contact already has this ${approval.field}`);
-          throw error;
-        }
-        return { data: approvalJson(approval) };
-      },
-    }),
-  );
+const readApproval = readRoute({
+  path: '/api/v1/contact-approvals/:uuid',
+  summary: 'Read a contact approval',
+  tags,
+  params: ApprovalParams,
+  resource: ContactApprovalSchema,
+  read: async ({ params, em }) => {
+    const approval = await em.findOne(ContactApproval, { uuid: params.uuid });
+    if (!approval) throw new NotFoundError(APPROVAL_NOT_FOUND);
+    return approvalJson(approval);
+  },
+});
 
-  http.route(
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/contact-approvals/:uuid/reject',
-      summary: 'Reject a contact approval',
-      description: 'Marks it `rejected`; the contact is not changed. 409 when it is not pending.',
-      tags,
-      params: ApprovalParams,
-      errors: [404, 409],
-      response: DataEnvelope(ContactApprovalSchema),
-      handler: async ({ params, em }) => {
-        const { approval } = await lockPending(em, params.uuid);
-        approval.status = 'rejected';
-        approval.decidedAt = new Date();
+const approveApproval = (settings: ContactsSettings) =>
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/contact-approvals/:uuid/approve',
+    summary: 'Approve a contact approval: write the field',
+    description:
+      'Writes `proposed_value` into the contact’s `field` (a built-in member, `custom_fields.<key>` checked against the field’s type, or `pipeline_stage`) ' +
+      'and marks the approval `approved`. 409 when it is not pending, when its custom field no longer exists, or when another contact already has the phone number ' +
+      'or email; 422 (at `proposed_value`) when the value does not suit the field. Nothing is written then.',
+    tags,
+    params: ApprovalParams,
+    errors: [404, 409, 422],
+    response: DataEnvelope(ContactApprovalSchema),
+    handler: async ({ params, em }) => {
+      const { approval, contact } = await lockPending(em, params.uuid);
+      const outcome = await applyApproval(em, contact, approval, settings);
+      if (!outcome.ok) {
+        if (outcome.status === 409) throw new ConflictError(`Contact approval cannot be applied: ${outcome.problem}`);
+        throw new ValidationError({ proposed_value: [outcome.problem] });
+      }
+      approval.status = 'approved';
+      approval.decidedAt = new Date();
+      try {
         await em.flush();
-        return { data: approvalJson(approval) };
-      },
-    }),
-  );
-}
+      } catch (error) {
+        // Another request gave the same phone or email to another contact meanwhile.
+        if (error instanceof UniqueConstraintViolationException) throw new ConflictError(`Contact approval cannot be applied: another contact already has this ${approval.field}`);
+        throw error;
+      }
+      return { data: approvalJson(approval) };
+    },
+  });
+
+const rejectApproval = defineRoute({
+  method: 'POST',
+  path: '/api/v1/contact-approvals/:uuid/reject',
+  summary: 'Reject a contact approval',
+  description: 'Marks it `rejected`; the contact is not changed. 409 when it is not pending.',
+  tags,
+  params: ApprovalParams,
+  errors: [404, 409],
+  response: DataEnvelope(ContactApprovalSchema),
+  handler: async ({ params, em }) => {
+    const { approval } = await lockPending(em, params.uuid);
+    approval.status = 'rejected';
+    approval.decidedAt = new Date();
+    await em.flush();
+    return { data: approvalJson(approval) };
+  },
+});

@@ -1,8 +1,8 @@
 import type { BusService, HttpService, LlmService, Logger } from '../../../core';
 import { CONVERSATION_TOPICS, type ConversationReader, type SessionClosedEvent } from '../../conversations';
 import type { ContactsSettings } from '../contacts-config';
-import { registerAnalyzerRoutes } from './analyzer-routes';
-import { registerApprovalRoutes } from './approval-routes';
+import { analyzerRoutes } from './analyzer-routes';
+import { approvalRoutes } from './approval-routes';
 import { createUpdateProposer, type ProposedUpdates } from './propose-updates';
 
 export interface AnalyzerRuntime {
@@ -20,8 +20,7 @@ const PROPOSER_CONCURRENCY = 4;
 /** Contact analyzers and approvals: routes, and the session.closed consumer that proposes updates. */
 export function registerAnalyzers(runtime: AnalyzerRuntime): void {
   const { http, bus, settings } = runtime;
-  registerAnalyzerRoutes(http);
-  registerApprovalRoutes(http, settings);
+  for (const route of [...analyzerRoutes, ...approvalRoutes(settings)]) http.route(route);
   const proposer = createUpdateProposer(runtime);
   // No retry policy of its own: an unavailable model is retried with the bus's attempts and backoff.
   // Several sessions at once, since each waits on the model (in prepare, before the transaction); sessions of one

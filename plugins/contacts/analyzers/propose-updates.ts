@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
-import { LlmNotConfiguredError, LlmRequestError, LlmResponseError, type BusMessage, type LlmService, type Logger } from '../../../core';
+import { LlmNotConfiguredError, LlmRequestError, LlmResponseError, salvageAnswer, type BusMessage, type LlmService, type Logger } from '../../../core';
 import type { ConversationReader, SessionClosedEvent } from '../../conversations';
 import type { ContactsSettings } from '../contacts-config';
 import { Contact, ContactAnalyzer, ContactApproval } from '../entities';
 import { approvalFieldOf, targetsOf, type AnalyzerTarget } from './analyzer-targets';
-import { answerSchema, isStageAnswer, isValueAnswer, salvage } from './answer-schema';
+import { answerSchema, isStageAnswer, isValueAnswer } from './answer-schema';
 import { applyApproval } from './apply-approval';
 import { checkBuiltIn, checkCustom, currentValueOf, sameValue } from './field-values';
 import { proposalPrompt } from './prompts';
@@ -80,7 +80,7 @@ export function createUpdateProposer({ llm, logger, conversations, settings }: P
       }));
     } catch (error) {
       if (!isFinal(error)) throw error;
-      answer = salvage(error);
+      answer = salvageAnswer(error);
       // LLM errors name the problem, never the prompt or the answer.
       logger.warn('contact analyzers failed', { session_uuid: session.uuid, contact_uuid: contactUuid, error: `${(error as Error).name}: ${(error as Error).message}`, salvaged: answer !== null });
       if (!answer) return null;

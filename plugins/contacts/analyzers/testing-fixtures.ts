@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import { newUuid } from '../../../core';
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
-import type { TestKernel, TestTenant } from '../../../core/testing';
+import type { ResourceFixtures, TestKernel, TestTenant } from '../../../core/testing';
 
 /**
  * A pending approval for a new contact of the owner, written straight into the

@@ -1,3 +1,4 @@
+import { isHttpUrl } from '../../../core';
 import type { ContactFieldType } from '../entities/contact-field.entity';
 import { accept, refuse, type Checked } from './checked';
 
@@ -24,16 +25,6 @@ export function normalizeDate(text: string): string | undefined {
   if (!realDay(Number(y), Number(m), Number(d)) || Number(hh) > 23 || Number(mm) > 59 || Number(ss ?? 0) > 59) return undefined;
   const instant = new Date(moment[7] ? trimmed : `${trimmed}Z`);
   return Number.isNaN(instant.getTime()) ? undefined : instant.toISOString();
-}
-
-export function isHttpUrl(text: string): boolean {
-  if (!/^https?:\/\//i.test(text)) return false;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -2,15 +2,13 @@ import type { BusService, HttpService, OrmService, TenantService } from '../../.
 import type { ContactDirectory } from '../contact-directory';
 import type { ContactsSettings } from '../contacts-config';
 import { createContactDirectory as directory } from './contact-directory-service';
-import { registerContactRoutes } from './contact-routes';
-import { registerFieldRoutes } from './field-routes';
-import { registerSettingRoutes } from './setting-routes';
+import { contactRoutes } from './contact-routes';
+import { contactFieldRoutes } from './field-routes';
+import { contactSettingRoutes } from './setting-routes';
 
 /** Contact routes (CRUD, search, pagination), contact fields and contact settings. */
 export function registerContacts(http: HttpService, bus: BusService, settings: ContactsSettings): void {
-  registerContactRoutes(http, bus, settings);
-  registerFieldRoutes(http);
-  registerSettingRoutes(http);
+  for (const route of [...contactRoutes(bus, settings), ...contactFieldRoutes, ...contactSettingRoutes]) http.route(route);
 }
 
 /** The ContactDirectory other plugins use. */

@@ -1,7 +1,6 @@
 import {
   Component,
   DataEnvelope,
-  DeletedEnvelope,
   NotFoundError,
   ReadOnly,
   SHARED_RESOURCE,
@@ -9,9 +8,10 @@ import {
   Type,
   ValidationError,
   defineRoute,
-  deleted,
+  deleteRoute,
   newUuid,
-  type HttpService,
+  readRoute,
+  type AnyRoute,
 } from '../../../core';
 import { ContactSetting } from '../entities';
 import { run } from './contact-rows';
@@ -61,81 +61,68 @@ const SettingPutBody = Type.Object(
 
 const SettingsEnvelope = Type.Object({ success: Type.Boolean(), data: Type.Object({ items: Type.Array(SettingSchema) }) });
 
+const listSettings = defineRoute({
+  method: 'GET',
+  path: '/api/v1/contact-settings',
+  summary: 'List the tenant’s contact settings, by key',
+  description: 'Only keys that were set; there are few, so the list is not paginated.',
+  tags,
+  response: SettingsEnvelope,
+  handler: async ({ em }) => {
+    const settings = await em.find(ContactSetting, {}, { orderBy: { key: 'asc' } });
+    return { success: true, data: { items: settings.map(settingJson) } };
+  },
+});
+
+const readSetting = readRoute({
+  path: '/api/v1/contact-settings/:key',
+  summary: 'Read a contact setting',
+  description: 'A key that was never set (or was deleted) is a 404.',
+  tags,
+  params: SettingParams,
+  resource: SettingSchema,
+  read: async ({ params, em }) => {
+    const setting = await em.findOne(ContactSetting, { key: params.key });
+    if (!setting) throw new NotFoundError(SETTING_NOT_FOUND);
+    return settingJson(setting);
+  },
+});
+
+const putSetting = defineRoute({
+  method: 'PUT',
+  path: '/api/v1/contact-settings/:key',
+  summary: 'Set a contact setting',
+  description: 'Creates or replaces the value under the key (any JSON value but null: delete the setting instead).',
+  tags,
+  params: SettingPutParams,
+  body: SettingPutBody,
+  response: DataEnvelope(SettingSchema),
+  handler: async ({ params, body, em, tenant }) => {
+    if (body.value === null || body.value === undefined) throw ValidationError.field('value', 'must not be null (delete the setting instead)');
+    const now = new Date();
+    // One statement, so two first PUTs of a key race to an update instead of a unique violation.
+    const [row] = await run<{ key: string; value: unknown; updatedAt: Date }>(
+      em,
+      'insert into contact_settings (uuid, tenant_uuid, created_at, updated_at, key, value) values (?, ?, ?, ?, ?, ?::jsonb) ' +
+        'on conflict (tenant_uuid, key) do update set value = excluded.value, updated_at = excluded.updated_at ' +
+        'returning key, value, updated_at as "updatedAt"',
+      [newUuid(), tenant.uuid, now, now, params.key, JSON.stringify(body.value)],
+    );
+    return { data: settingJson(row) };
+  },
+});
+
+const deleteSetting = deleteRoute({
+  path: '/api/v1/contact-settings/:key',
+  summary: 'Delete a contact setting',
+  tags,
+  params: SettingParams,
+  message: 'Contact setting deleted',
+  remove: async ({ params, em }) => {
+    const removed = await em.nativeDelete(ContactSetting, { key: params.key });
+    if (removed === 0) throw new NotFoundError(SETTING_NOT_FOUND);
+  },
+});
+
 /** Contact settings: free-form JSON values by key, for the tenant (e.g. the analyzers’ approval behaviour). */
-export function registerSettingRoutes(http: HttpService): void {
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/contact-settings',
-      summary: 'List the tenant’s contact settings, by key',
-      description: 'Only keys that were set; there are few, so the list is not paginated.',
-      tags,
-      response: SettingsEnvelope,
-      handler: async ({ em }) => {
-        const settings = await em.find(ContactSetting, {}, { orderBy: { key: 'asc' } });
-        return { success: true, data: { items: settings.map(settingJson) } };
-      },
-    }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/contact-settings/:key',
-      summary: 'Read a contact setting',
-      description: 'A key that was never set (or was deleted) is a 404.',
-      tags,
-      params: SettingParams,
-      errors: [404],
-      response: DataEnvelope(SettingSchema),
-      handler: async ({ params, em }) => {
-        const setting = await em.findOne(ContactSetting, { key: params.key });
-        if (!setting) throw new NotFoundError(SETTING_NOT_FOUND);
-        return { data: settingJson(setting) };
-      },
-    }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'PUT',
-      path: '/api/v1/contact-settings/:key',
-      summary: 'Set a contact setting',
-      description: 'Creates or replaces the value under the key (any JSON value but null: delete the setting instead).',
-      tags,
-      params: SettingPutParams,
-      body: SettingPutBody,
-      response: DataEnvelope(SettingSchema),
-      handler: async ({ params, body, em, tenant }) => {
-        if (body.value === null || body.value === undefined) throw ValidationError.field('value', 'must not be null (delete the setting instead)');
-        const now = new Date();
-        // One statement, so two first PUTs of a key race to an update instead of a unique violation.
-        const [row] = await run<{ key: string; value: unknown; updatedAt: Date }>(
-          em,
-          'insert into contact_settings (uuid, tenant_uuid, created_at, updated_at, key, value) values (?, ?, ?, ?, ?, ?::jsonb) ' +
-            'on conflict (tenant_uuid, key) do update set value = excluded.value, updated_at = excluded.updated_at ' +
-            'returning key, value, updated_at as "updatedAt"',
-          [newUuid(), tenant.uuid, now, now, params.key, JSON.stringify(body.value)],
-        );
-        return { data: settingJson(row) };
-      },
-    }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'DELETE',
-      path: '/api/v1/contact-settings/:key',
-      summary: 'Delete a contact setting',
-      tags,
-      params: SettingParams,
-      errors: [404],
-      response: DeletedEnvelope,
-      handler: async ({ params, em }) => {
-        const removed = await em.nativeDelete(ContactSetting, { key: params.key });
-        if (removed === 0) throw new NotFoundError(SETTING_NOT_FOUND);
-        return deleted('Contact setting deleted');
-      },
-    }),
-  );
-}
+export const contactSettingRoutes: readonly AnyRoute[] = [listSettings, readSetting, putSetting, deleteSetting];

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import type { TestTenant } from '../../../core/testing';
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { TestTenant, ResourceFixtures } from '../../../core/testing';
 
 const suffix = () => crypto.randomBytes(4).toString('hex');
 

@@ -31,6 +31,8 @@ export interface RecordInput {
 export interface ConversationWriter {
   /** Opens a conversation (as POST /conversations does: same checks, publishes conversation.opened). */
   open(em: EntityManager, input: { agentUuid: string; contactUuid: string | null; channel: Channel; channelLabel?: string | null }): Promise<ConversationJson>;
+  /** The conversation as it is now, without a lock (checks that a later transaction repeats under its lock); null when not found in the current tenant. */
+  find(em: EntityManager, conversationUuid: string): Promise<ConversationJson | null>;
   /** Locks the conversation row (select ... for update) in em's transaction; null when not found in the current tenant. */
   lock(em: EntityManager, conversationUuid: string): Promise<ConversationJson | null>;
   /** Records a message exactly as POST /conversations/{uuid}/messages does (session opened if none, message_count, idle timer, events); refuses a closed conversation with ConflictError. */
@@ -123,6 +125,11 @@ export function createConversationWriter({ bus, agents, sessionization, contacts
       await em.flush();
       await bus.publish(CONVERSATION_TOPICS.opened, conversationEvent(conversation, null));
       return conversationJson(conversation);
+    },
+
+    async find(em, conversationUuid) {
+      const conversation = await em.findOne(Conversation, { uuid: conversationUuid }, { disableIdentityMap: true });
+      return conversation ? conversationJson(conversation) : null;
     },
 
     async lock(em, conversationUuid) {

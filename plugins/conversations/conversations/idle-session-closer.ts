@@ -1,5 +1,5 @@
 import { SESSION_TIMEOUT_TOPIC } from '../topics';
-import type { ConversationsRuntime } from './index';
+import type { ConversationsRuntime } from './conversations-runtime';
 import { lockSession } from './row-locks';
 import { armIdleTimer, closeSession, idleDeadline } from './session-lifecycle';
 

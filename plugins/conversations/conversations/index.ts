@@ -1,21 +1,11 @@
-import type { HttpService } from '../../../core';
-import type { ConversationWriter } from './conversation-writer';
-import type { ConversationWriterDeps } from './conversation-writer';
-import { registerConversationRoutes } from './conversation-routes';
+import { conversationRoutes } from './conversation-routes';
+import type { ConversationsRuntime } from './conversations-runtime';
 import { registerIdleSessionCloser } from './idle-session-closer';
-import { registerMessageRoutes } from './message-routes';
-import { registerSessionRoutes } from './session-routes';
-
-export interface ConversationsRuntime extends ConversationWriterDeps {
-  http: HttpService;
-  /** The one code path that writes conversations (the routes' and other plugins'). */
-  writer: ConversationWriter;
-}
+import { messageRoutes } from './message-routes';
+import { sessionRoutes } from './session-routes';
 
 /** Conversation, message, close and session routes, and the consumer that closes idle sessions. */
 export function registerConversations(runtime: ConversationsRuntime): void {
-  registerConversationRoutes(runtime);
-  registerMessageRoutes(runtime);
-  registerSessionRoutes(runtime);
+  for (const route of [...conversationRoutes(runtime), ...messageRoutes(runtime), ...sessionRoutes]) runtime.http.route(route);
   registerIdleSessionCloser(runtime);
 }

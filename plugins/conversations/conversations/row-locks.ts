@@ -14,9 +14,27 @@ import { Conversation, ConversationSession } from '../entities';
  * version after waiting, so a session closed meanwhile is not found.
  */
 
-/** The conversation, locked until the transaction ends; null when the tenant has none. */
-export const lockConversation = (em: EntityManager, uuid: string) =>
-  em.findOne(Conversation, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+/** Conversations each EntityManager has locked, by the transaction that holds the locks. */
+const held = new WeakMap<EntityManager, { transaction: unknown; conversations: Map<string, Conversation> }>();
+
+/**
+ * The conversation, locked until the transaction ends; null when the tenant has none.
+ * Asked again in the same transaction (a turn checks the conversation, then records
+ * into it), the row it holds is returned without a second round trip: under the lock,
+ * no other transaction can have changed it.
+ */
+export async function lockConversation(em: EntityManager, uuid: string): Promise<Conversation | null> {
+  const transaction = em.getTransactionContext();
+  const locks = held.get(em);
+  const mine = locks && locks.transaction === transaction ? locks.conversations.get(uuid) : undefined;
+  if (mine) return mine;
+  const conversation = await em.findOne(Conversation, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (conversation && transaction !== undefined) {
+    if (!locks || locks.transaction !== transaction) held.set(em, { transaction, conversations: new Map([[uuid, conversation]]) });
+    else locks.conversations.set(uuid, conversation);
+  }
+  return conversation;
+}
 
 /** The conversation's open session, locked until the transaction ends; null when none is open. */
 export const lockOpenSession = (em: EntityManager, conversationUuid: string) =>

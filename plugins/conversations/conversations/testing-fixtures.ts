@@ -1,5 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
-import type { TestTenant } from '../../../core/testing';
+import type { ResourceFixtures, TestTenant } from '../../../core/testing';
 
 /** An agent and an open chat conversation of it, in the owner's tenant. */
 async function openConversation(owner: TestTenant): Promise<Record<string, string>> {

@@ -5,7 +5,7 @@ import type { EvaluationSettings } from '../evaluation-config';
 import { RERUN_TOPIC } from '../topics';
 import { registerAnalyticsRoute } from './analytics-route';
 import { createSessionEvaluator, type EvaluateRequest, type SessionOutcome } from './evaluate-session';
-import { registerEvaluationRoutes } from './evaluation-routes';
+import { evaluationRoutes } from './evaluation-routes';
 
 export interface EvaluatorRuntime {
   http: HttpService;
@@ -39,6 +39,6 @@ export function registerEvaluator(runtime: EvaluatorRuntime): void {
     },
     (message, { em, prepared }) => evaluator.handle(message, em, prepared),
   );
-  registerEvaluationRoutes({ http, bus, conversations: runtime.conversations });
+  for (const route of evaluationRoutes({ bus, conversations: runtime.conversations })) http.route(route);
   registerAnalyticsRoute(http);
 }

@@ -1,4 +1,4 @@
-import { LlmResponseError } from '../../../core';
+import { LlmResponseError, salvageAnswer } from '../../../core';
 import { SUCCESS_ANALYZER } from '../settings/evaluate-values';
 import { LABEL_ANSWER, SUCCESS_ANSWER, SUMMARY_ANSWER, isLabelAnswer, isSuccessAnswer } from './answer-schemas';
 import type { EvaluationPlan } from './evaluation-plan';
@@ -25,7 +25,7 @@ export async function runBatched(recorder: OutcomeRecorder, plan: EvaluationPlan
 
   const answer = await recorder.json<Record<string, unknown>>('evaluation.batched', 'session_evaluation', schema, messages);
   // A whole answer that conforms, or the parts of one that does not (when it is JSON at all).
-  const parsed = answer.ok ? answer.value : salvage(answer.error);
+  const parsed = answer.ok ? answer.value : salvageAnswer(answer.error);
   // Why a member is missing: the call's own failure, unless the answer was JSON and only some members are wrong.
   const problem = (member: string) =>
     !answer.ok && parsed === null ? answer.error : new LlmResponseError(`the model's answer has no valid "${member}" member`, answer.raw);
@@ -44,17 +44,5 @@ export async function runBatched(recorder: OutcomeRecorder, plan: EvaluationPlan
     const part = parsed?.summary;
     if (typeof part === 'string' && part.trim() !== '') recorder.summary(part.trim());
     else recorder.summaryFailed(problem('summary'));
-  }
-}
-
-/** The JSON object in an answer that failed validation; null when there is none. */
-function salvage(error: unknown): Record<string, unknown> | null {
-  if (!(error instanceof LlmResponseError) || !error.content) return null;
-  try {
-    const fence = /^\s*```(?:json)?\s*\n([\s\S]*?)\n?```\s*$/i.exec(error.content);
-    const value: unknown = JSON.parse(fence ? fence[1] : error.content);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
   }
 }

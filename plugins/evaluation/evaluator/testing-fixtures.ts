@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../../core/testing';
 
 const POLL_MS = 25;
 const DEADLINE_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../../core/testing';
 import { agentOverrideFixtures } from '../../agents/agent-overrides/testing';
 import { evaluateOverrides } from './evaluate-overrides';
 

@@ -1,12 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BusService, Egress, Logger, Static, TSchema, TenantRef } from '../../../core';
+import type { BusMessage, BusService, Egress, Logger, ServiceRef, Static, TSchema, TenantRef } from '../../../core';
+import type { CredentialsOf, FlowAppAuth } from './auth';
+
+export type { FlowAppAuth } from './auth';
 
 /**
  * The flow-app API: what a plugin declares to add an app to the flow studio. An app
  * is data (its auth, triggers, actions and option lists), each input described by one
  * schema that drives validation, the step's `draft`/`ready` status, the catalog and
  * the OpenAPI document. Add an app with `flowApps.add(defineFlowApp({...}))` in the
- * plugin's `contributes`.
+ * plugin's `contributes`, or spread `contributeFlowApp(app)` (app-deps.ts) into the plugin
+ * when the app names `deps`.
  */
 
 /** `builtin` apps run inside Switchboard and take no connection; `connect` apps call an outside service through a connection. */
@@ -19,13 +23,6 @@ export interface FlowConnectionValue<C = Record<string, unknown>> {
   credentials: C;
 }
 
-/** How a `connect` app authenticates: the schema of the credentials a connection stores (encrypted at rest, never returned). */
-export interface FlowAppAuth<S extends TSchema = TSchema> {
-  schema: S;
-  /** Shown to users when they create a connection. */
-  description?: string;
-}
-
 /** What every piece of app code is given. */
 export interface FlowAppContext {
   tenant: TenantRef;
@@ -35,6 +32,20 @@ export interface FlowAppContext {
   egress: Egress;
   logger: Logger;
 }
+
+/**
+ * The services an app's code uses, by name, as in a plugin's `deps` (Backstage's
+ * backend system): `{ records: tableRecordsRef }`. An app (or an app extension) names
+ * them once in its own `deps`; the kernel resolves them for the plugin that contributes
+ * it (`contributeFlowApp`, app-deps.ts), so that plugin's `dependsOn` decides what it may name.
+ */
+export type FlowAppDeps = Record<string, ServiceRef<unknown>>;
+
+/** The services of a deps map, as app code receives them in `context.deps`. */
+export type ResolvedFlowAppDeps<D extends FlowAppDeps> = { [K in keyof D]: D[K] extends ServiceRef<infer T> ? T : never };
+
+/** `context.deps`, typed, for code that names its app's deps (`defineAction({ deps, ... })`); nothing for code that names none. */
+export type DepsContext<D extends FlowAppDeps> = keyof D extends never ? unknown : { deps: ResolvedFlowAppDeps<D> };
 
 export interface FlowStepRef {
   flowUuid: string;
@@ -63,7 +74,30 @@ export interface ActionContext<I = unknown, C = Record<string, unknown>> extends
   pause(options: { until: Date }): void;
 }
 
-export interface FlowActionDefinition<S extends TSchema = TSchema> {
+/**
+ * What a trigger or action says about its version. A breaking change (an input member
+ * renamed or reshaped, a meaning changed) is a new definition with the same key and the
+ * next `version`, listed beside the old one (`actions: [sendV1, sendV2]`): a step keeps
+ * the version it was created or upgraded with, a deployed flow runs the versions it was
+ * deployed with for as long as the app still lists them, and new steps take the newest.
+ */
+export interface DefinitionVersion {
+  /** A whole number, 1 or more; 1 when absent. */
+  version?: number;
+  /**
+   * Required from version 2: turns the config of a step of an older version (`fromVersion`)
+   * into one this version takes, when a draft step is upgraded (`POST .../steps/{step}/upgrade`).
+   * Upgrading runs the `migrate` of each newer version the app lists in turn, each given the
+   * version its config is at. Strings may hold references (`{{#<step uuid>.path}}`): move them, never parse them.
+   */
+  migrate?(config: Record<string, unknown>, fromVersion: number): Record<string, unknown>;
+}
+
+export interface FlowActionDefinition<S extends TSchema = TSchema, A extends FlowAppAuth = FlowAppAuth, D extends FlowAppDeps = {}> extends DefinitionVersion {
+  /** The app's `auth`, to type `context.connection.credentials` (a boot error when it is not the app's own). */
+  auth?: A;
+  /** The app's `deps` (or the extension's that adds it), to type `context.deps` (a boot error when they are not among them). */
+  deps?: D;
   key: string;
   name: string;
   description: string;
@@ -71,7 +105,7 @@ export interface FlowActionDefinition<S extends TSchema = TSchema> {
   input: S;
   /** What the action's output looks like, for the catalog and for references while building. */
   outputSample: unknown;
-  /** A branching action (`if_condition`): the branch keys its children hang under, in display order. */
+  /** A branching action (`if_condition`): the branch keys its children hang under, in display order (the same in every version). */
   branches?: readonly string[];
   /**
    * No effect outside the execution (logic steps). The engine may run several pure steps
@@ -79,7 +113,7 @@ export interface FlowActionDefinition<S extends TSchema = TSchema> {
    */
   pure?: boolean;
   /** Returns the step's output (any JSON value). Throw to fail the step. */
-  run(context: ActionContext<Static<S>>): unknown | Promise<unknown>;
+  run(context: ActionContext<Static<S>, CredentialsOf<A>> & DepsContext<D>): unknown | Promise<unknown>;
 }
 
 /** What a trigger's lifecycle hooks are given: the deployed trigger step. */
@@ -90,7 +124,70 @@ export interface TriggerLifecycleContext<I = unknown> extends FlowAppContext {
   bus: BusService;
 }
 
-export interface FlowTriggerDefinition<S extends TSchema = TSchema> {
+/** What an event trigger's `matches` is given: the live trigger step the event is matched against, in the event's transaction. */
+export interface TriggerEventContext extends FlowAppContext {
+  step: FlowStepRef & { versionUuid: string };
+  agentUuid: string | null;
+}
+
+/**
+ * A trigger started by a bus event. The flows plugin consumes `topic` (one consumer per
+ * trigger, `fire-<app>-<trigger>`) and, for each live flow of the trigger, starts one
+ * execution with the message's payload as the trigger's output when `matches` says so,
+ * in the transaction that records the message as handled (one execution per event and
+ * flow, whatever the bus retries). An event caused by the flow itself (the `caused-by`
+ * header is `flowCause(flowUuid)`, which its writes pass on) is skipped before `matches` is asked.
+ */
+export interface FlowTriggerEvent<I = unknown, D extends FlowAppDeps = {}> {
+  /** The bus topic whose messages may start the flow (`tables.record.created`). */
+  topic: string;
+  /**
+   * Whether this event starts the flow whose deployed config is `config` (the step's
+   * agent, if any, is `context.agentUuid`). Runs inside the event's transaction: read
+   * (the deps, the database), never call another system.
+   */
+  matches(config: I, message: BusMessage<unknown>, context: TriggerEventContext & DepsContext<D>): boolean | Promise<boolean>;
+  /**
+   * Bus consumer names (`<plugin>.<consumer>`) that fired this trigger in earlier
+   * releases: their queued messages and inbox records carry over on upgrade
+   * (ConsumerOptions.formerly).
+   */
+  formerly?: string[];
+}
+
+/** What a poll's `run` is given: the deployed trigger step. No transaction is open (`em` reads), so `run` may call other systems. */
+export interface TriggerPollContext<I = unknown, C = Record<string, unknown>> extends FlowAppContext {
+  input: I;
+  connection: FlowConnectionValue<C> | null;
+  agentUuid: string | null;
+  step: FlowStepRef & { versionUuid: string };
+}
+
+/** A poll's answer: one execution per event (each event is the trigger's output), and the cursor the next poll is given. */
+export interface PollResult {
+  events: unknown[];
+  /** Any JSON value: where the next poll takes up (the newest item seen, a timestamp). */
+  cursor: unknown;
+}
+
+/**
+ * A trigger that asks another system for what is new (Activepieces' polling triggers).
+ * Deploying publishes the first poll, due at once; each poll then runs `run` with the
+ * cursor the previous one returned (null the first time: take a baseline, usually with
+ * no events), starts one execution per event, stores the new cursor and publishes the
+ * next poll `intervalSeconds` later, all in one transaction. The version undeployed or
+ * replaced, its polls stop. A `run` that throws is logged and the next poll tries
+ * again with the same cursor. At most 500 events a poll (more is a failed poll): page with the cursor.
+ */
+export interface FlowTriggerPoll<I = unknown, D extends FlowAppDeps = {}> {
+  intervalSeconds: number;
+  run(context: TriggerPollContext<I> & DepsContext<D>, cursor: unknown): PollResult | Promise<PollResult>;
+}
+
+/** A trigger's versions must fire the same way (hook, event topic or poll): a trigger that fires another way is another trigger. */
+export interface FlowTriggerDefinition<S extends TSchema = TSchema, D extends FlowAppDeps = {}> extends DefinitionVersion {
+  /** The app's `deps` (or the extension's that adds it), to type `context.deps` (a boot error when they are not among them). */
+  deps?: D;
   key: string;
   name: string;
   description: string;
@@ -102,10 +199,14 @@ export interface FlowTriggerDefinition<S extends TSchema = TSchema> {
    * (`{tenant base url}/api/v1/hooks/{token}`), shown in `config` and read-only there.
    */
   hook?: { config(hookUrl: string): Record<string, unknown> };
+  /** A trigger started by a bus event (see FlowTriggerEvent). A trigger has at most one of `hook`, `event` and `poll`. */
+  event?: FlowTriggerEvent<Static<S>, D>;
+  /** A trigger that polls another system (see FlowTriggerPoll). */
+  poll?: FlowTriggerPoll<Static<S>, D>;
   /** Runs in the deploying transaction (a schedule publishes its first tick here). */
-  onDeploy?(context: TriggerLifecycleContext<Static<S>>): void | Promise<void>;
+  onDeploy?(context: TriggerLifecycleContext<Static<S>> & DepsContext<D>): void | Promise<void>;
   /** Runs in the undeploying transaction. */
-  onUndeploy?(context: TriggerLifecycleContext<Static<S>>): void | Promise<void>;
+  onUndeploy?(context: TriggerLifecycleContext<Static<S>> & DepsContext<D>): void | Promise<void>;
 }
 
 export interface FlowOption {
@@ -131,7 +232,11 @@ export interface OptionsLoadContext<P = Record<string, unknown>, C = Record<stri
   cursor: string | null;
 }
 
-export interface OptionsProviderDefinition<P extends TSchema = TSchema> {
+export interface OptionsProviderDefinition<P extends TSchema = TSchema, A extends FlowAppAuth = FlowAppAuth, D extends FlowAppDeps = {}> {
+  /** The app's `auth`, to type `context.connection.credentials` (a boot error when it is not the app's own). */
+  auth?: A;
+  /** The app's `deps` (or the extension's that adds it), to type `context.deps` (a boot error when they are not among them). */
+  deps?: D;
   kind: string;
   description?: string;
   /** Schema of `params` (an object); a missing required member is a 422. */
@@ -146,10 +251,10 @@ export interface OptionsProviderDefinition<P extends TSchema = TSchema> {
    * thrown here (a cursor it never returned: `{cursor: [...]}`) is the caller's 422;
    * anything else thrown is a 502 naming the app.
    */
-  load(context: OptionsLoadContext<Static<P>>): OptionsResult | Promise<OptionsResult>;
+  load(context: OptionsLoadContext<Static<P>, CredentialsOf<A>> & DepsContext<D>): OptionsResult | Promise<OptionsResult>;
 }
 
-export interface FlowAppDefinition {
+export interface FlowAppDefinition<D extends FlowAppDeps = {}> {
   /** Unique, `a-z0-9_`: how steps and connections name the app. */
   uid: string;
   name: string;
@@ -157,29 +262,38 @@ export interface FlowAppDefinition {
   /** A URL or a data: URI. */
   icon: string;
   category: FlowAppCategory;
-  /** Required for `connect` apps, absent for `builtin` ones. */
+  /** The app's release (semver: `1.4.0`), shown in the catalog. Informational: steps keep each trigger's and action's own `version`. */
+  version?: string;
+  /** Required for `connect` apps, absent for `builtin` ones: `Auth.apiKey()`, `Auth.basic()`, `Auth.oauth2({...})` or `Auth.custom(schema)` (auth.ts). */
   auth?: FlowAppAuth;
   /** Actions of this app need the step's `agent_uuid` (rule 6 of step creation). */
   requiresAgent?: boolean;
+  /** The services its actions, triggers and option lists use (FlowAppDeps); contribute the app with `contributeFlowApp` so they are resolved. */
+  deps?: D;
   triggers?: FlowTriggerDefinition<any>[];
   actions?: FlowActionDefinition<any>[];
   options?: OptionsProviderDefinition<any>[];
 }
 
 /** Triggers, actions or option lists a plugin adds to an app another plugin defines. */
-export interface FlowAppExtension {
+export interface FlowAppExtension<D extends FlowAppDeps = {}> {
   /** The extended app's uid. */
   app: string;
   /** Who adds them, for boot errors (the contributing plugin's id). */
   by: string;
+  /** The services the added definitions use (not the extended app's: the extension's own, resolved for its plugin). */
+  deps?: D;
   triggers?: FlowTriggerDefinition<any>[];
   actions?: FlowActionDefinition<any>[];
   options?: OptionsProviderDefinition<any>[];
 }
 
 /** Identity helpers that keep each input's type tied to its schema. */
-export const defineFlowApp = (app: FlowAppDefinition): FlowAppDefinition => app;
-export const defineFlowAppExtension = (extension: FlowAppExtension): FlowAppExtension => extension;
-export const defineAction = <S extends TSchema>(action: FlowActionDefinition<S>): FlowActionDefinition<S> => action;
-export const defineTrigger = <S extends TSchema>(trigger: FlowTriggerDefinition<S>): FlowTriggerDefinition<S> => trigger;
-export const defineOptions = <P extends TSchema>(provider: OptionsProviderDefinition<P>): OptionsProviderDefinition<P> => provider;
+export const defineFlowApp = <D extends FlowAppDeps = {}>(app: FlowAppDefinition<D>): FlowAppDefinition<D> => app;
+export const defineFlowAppExtension = <D extends FlowAppDeps = {}>(extension: FlowAppExtension<D>): FlowAppExtension<D> => extension;
+export const defineAction = <S extends TSchema, A extends FlowAppAuth = FlowAppAuth, D extends FlowAppDeps = {}>(action: FlowActionDefinition<S, A, D>): FlowActionDefinition<S, A, D> =>
+  action;
+export const defineTrigger = <S extends TSchema, D extends FlowAppDeps = {}>(trigger: FlowTriggerDefinition<S, D>): FlowTriggerDefinition<S, D> => trigger;
+export const defineOptions = <P extends TSchema, A extends FlowAppAuth = FlowAppAuth, D extends FlowAppDeps = {}>(
+  provider: OptionsProviderDefinition<P, A, D>,
+): OptionsProviderDefinition<P, A, D> => provider;

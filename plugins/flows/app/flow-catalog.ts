@@ -1,5 +1,11 @@
 import { BootError } from '../../../core';
+import { FlowAppDepsRegistry } from './app-deps';
+import { checkAuth } from './auth';
+import { bindDefinitions } from './bound-definitions';
+import { groupVersions, type Versions } from './definition-versions';
 import type { FlowActionDefinition, FlowAppDefinition, FlowAppExtension, FlowTriggerDefinition, OptionsProviderDefinition } from './flow-app';
+import { checkOptionLinks } from './option-link';
+import { checkTriggerSources } from './trigger-sources';
 
 /** A catalog item as the API shows it (spec: Flow app). */
 export interface FlowAppSummary {
@@ -11,12 +17,16 @@ export interface FlowAppSummary {
   supports_trigger: boolean;
   supports_action: boolean;
   requires_connection: boolean;
+  /** The app's release (informational); null when it declares none. */
+  version: string | null;
   triggers_count: number;
   actions_count: number;
 }
 
 const UID = /^[a-z][a-z0-9_]{0,62}$/;
 const KEY = /^[a-z][a-z0-9_]{0,62}$/;
+/** Semantic versioning 2.0's form, without its rule against leading zeros. */
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 function checkUnique(app: string, what: string, keys: string[]): void {
   const seen = new Set<string>();
@@ -33,17 +43,25 @@ function checkApp(app: FlowAppDefinition): void {
   if (app.uid === 'supports') throw new BootError('flow app uid "supports" is reserved: /api/v1/flow/apps/supports/... lists apps by what they support');
   if (app.category === 'connect' && !app.auth) throw new BootError(`flow app "${app.uid}" is a connect app and needs an auth schema for its connections`);
   if (app.category === 'builtin' && app.auth) throw new BootError(`flow app "${app.uid}" is builtin and takes no connection, so it cannot declare auth`);
-  checkUnique(app.uid, 'trigger', (app.triggers ?? []).map((trigger) => trigger.key));
-  checkUnique(app.uid, 'action', (app.actions ?? []).map((action) => action.key));
+  if (app.version !== undefined && !SEMVER.test(app.version)) throw new BootError(`flow app "${app.uid}": version "${app.version}" is not a semantic version such as 1.4.0`);
+  // Versions of one key share it (groupVersions refuses a (key, version) twice).
+  checkUnique(app.uid, 'trigger', [...new Set((app.triggers ?? []).map((trigger) => trigger.key))]);
+  checkUnique(app.uid, 'action', [...new Set((app.actions ?? []).map((action) => action.key))]);
   checkUnique(app.uid, 'options kind', (app.options ?? []).map((provider) => provider.kind));
   for (const action of app.actions ?? []) {
     if (action.branches && action.branches.length === 0) throw new BootError(`flow app "${app.uid}": action "${action.key}" declares an empty branches list`);
   }
+  checkAuth(app);
+  checkOptionLinks(app);
+  checkTriggerSources(app);
 }
 
-/** The apps with what other plugins added to them; the checks of `checkApp` then see the merged app (a key added twice included). */
-function withExtensions(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[]): FlowAppDefinition[] {
-  const merged = new Map(apps.map((app) => [app.uid, { ...app }]));
+/**
+ * The apps with what other plugins added to them, each part bound to the deps of whoever
+ * declared it (bound-definitions.ts); the checks of `checkApp` then see the merged app (a key added twice included).
+ */
+function withExtensions(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[], deps: FlowAppDepsRegistry): FlowAppDefinition[] {
+  const merged = new Map(apps.map((app) => [app.uid, { ...app, ...bindDefinitions(app, app.uid, deps) }]));
   for (const extension of extensions) {
     const app = merged.get(extension.app);
     if (!app) throw new BootError(`plugin "${extension.by}" extends flow app "${extension.app}", which no installed plugin provides`);
@@ -54,22 +72,40 @@ function withExtensions(apps: readonly FlowAppDefinition[], extensions: readonly
     taken('trigger', app.triggers, extension.triggers);
     taken('action', app.actions, extension.actions);
     taken('options kind', app.options?.map((provider) => ({ key: provider.kind })), extension.options?.map((provider) => ({ key: provider.kind })));
-    app.triggers = [...(app.triggers ?? []), ...(extension.triggers ?? [])];
-    app.actions = [...(app.actions ?? []), ...(extension.actions ?? [])];
-    app.options = [...(app.options ?? []), ...(extension.options ?? [])];
+    const added = bindDefinitions(extension, extension.app, deps);
+    app.triggers = [...(app.triggers ?? []), ...added.triggers];
+    app.actions = [...(app.actions ?? []), ...added.actions];
+    app.options = [...(app.options ?? []), ...added.options];
   }
   return [...merged.values()];
 }
 
 /** Every app the installed plugins added to `flowApps`, checked once at boot, with the lookups the routes and the engine share. */
 export class FlowCatalog {
+  /** Each app with the newest version of each trigger and action (what new steps get). */
   readonly #apps = new Map<string, FlowAppDefinition>();
+  /** Every version, by app uid, then key (the engine looks one up per step: no key string is built). */
+  readonly #triggers = new Map<string, Map<string, Versions<FlowTriggerDefinition>>>();
+  readonly #actions = new Map<string, Map<string, Versions<FlowActionDefinition>>>();
+  readonly #unbound: () => string[];
 
-  constructor(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[] = []) {
-    for (const app of withExtensions(apps, extensions)) {
+  /** `deps`: where the plugins contributing the apps and extensions hand over the services they name. */
+  constructor(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[] = [], deps = new FlowAppDepsRegistry()) {
+    for (const app of withExtensions(apps, extensions, deps)) {
       checkApp(app);
-      this.#apps.set(app.uid, app);
+      const triggers = groupVersions(app.uid, 'trigger', app.triggers ?? []);
+      const actions = groupVersions(app.uid, 'action', app.actions ?? []);
+      this.#triggers.set(app.uid, triggers);
+      this.#actions.set(app.uid, actions);
+      this.#apps.set(app.uid, { ...app, triggers: [...triggers.values()].map((v) => v.newest), actions: [...actions.values()].map((v) => v.newest) });
     }
+    this.#unbound = () => deps.missing([...apps, ...extensions]);
+  }
+
+  /** Refuses to start while an app or extension names deps its plugin did not hand over (its code would fail at its first use). */
+  assertDepsProvided(): void {
+    const unbound = this.#unbound();
+    if (unbound.length > 0) throw new BootError(`${unbound.join('; ')}: deps named but never provided (contribute with contributeFlowApp(...))`);
   }
 
   /** Apps sorted by name. */
@@ -81,12 +117,21 @@ export class FlowCatalog {
     return this.#apps.get(uid);
   }
 
-  trigger(uid: string, key: string): FlowTriggerDefinition | undefined {
-    return this.#apps.get(uid)?.triggers?.find((trigger) => trigger.key === key);
+  /** The trigger at `version`, the newest without one; undefined when the app does not list it (any more). */
+  trigger(uid: string, key: string, version?: number): FlowTriggerDefinition | undefined {
+    const versions = this.#triggers.get(uid)?.get(key);
+    return version === undefined ? versions?.newest : versions?.byVersion.get(version);
   }
 
-  action(uid: string, key: string): FlowActionDefinition | undefined {
-    return this.#apps.get(uid)?.actions?.find((action) => action.key === key);
+  /** The action at `version`, the newest without one; undefined when the app does not list it (any more). */
+  action(uid: string, key: string, version?: number): FlowActionDefinition | undefined {
+    const versions = this.#actions.get(uid)?.get(key);
+    return version === undefined ? versions?.newest : versions?.byVersion.get(version);
+  }
+
+  /** Every version of a trigger or action the app lists. */
+  versions(what: 'trigger' | 'action', uid: string, key: string): Versions | undefined {
+    return (what === 'trigger' ? this.#triggers : this.#actions).get(uid)?.get(key);
   }
 
   options(uid: string, kind: string): OptionsProviderDefinition | undefined {
@@ -110,6 +155,7 @@ export class FlowCatalog {
       supports_trigger: triggers > 0,
       supports_action: actions > 0,
       requires_connection: app.category === 'connect',
+      version: app.version ?? null,
       triggers_count: triggers,
       actions_count: actions,
     };

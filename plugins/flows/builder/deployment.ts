@@ -56,6 +56,7 @@ function definitionOf(order: StepOrder): FlowDefinition {
       app_uid: step.appUid,
       trigger_key: step.triggerKey,
       action_key: step.actionKey,
+      definition_version: step.definitionVersion,
       agent_uuid: step.agentUuid,
       app_connection_uuid: step.appConnectionUuid,
       config: step.config,
@@ -88,7 +89,7 @@ export async function deploy(runtime: FlowsRuntime, em: EntityManager, tenant: T
   flow.status = 'live';
   flow.liveVersionUuid = version.uuid;
   await em.flush();
-  await runtime.catalog.trigger(trigger.appUid, trigger.triggerKey!)!.onDeploy?.(lifecycleContext(runtime, em, tenant, flow, version));
+  await runtime.catalog.trigger(trigger.appUid, trigger.triggerKey!, trigger.definitionVersion)!.onDeploy?.(lifecycleContext(runtime, em, tenant, flow, version));
 }
 
 /** Back to `draft`: the live version stops (its trigger's `onUndeploy` runs) and stays as history. A draft flow is left as it is. `flow` must be locked by the caller. */
@@ -99,6 +100,8 @@ export async function undeploy(runtime: FlowsRuntime, em: EntityManager, tenant:
   flow.liveVersionUuid = null;
   version.active = false;
   await em.flush();
-  const trigger = runtime.catalog.trigger(version.triggerAppUid, version.triggerKey);
+  // The version of the trigger it was deployed with; none to call when the app no longer lists it.
+  const deployed = version.definition.steps[version.definition.trigger];
+  const trigger = runtime.catalog.trigger(version.triggerAppUid, version.triggerKey, deployed.definition_version ?? 1);
   await trigger?.onUndeploy?.(lifecycleContext(runtime, em, tenant, flow, version));
 }

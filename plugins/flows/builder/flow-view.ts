@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Static } from '../../../core';
+import { unsupportedVersion } from '../app/definition-versions';
 import type { FlowCatalog } from '../app/flow-catalog';
 import { Flow, FlowConnection, FlowStep, FlowVersion, type StepStatus } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
@@ -31,17 +32,28 @@ export async function loadNamed(em: EntityManager, runtime: FlowsRuntime, steps:
   return { connections: new Map(connections.map((row) => [row.uuid, row.label])), agents: await runtime.agents.names(agentUuids) };
 }
 
+/** A step's trigger or action at the step's version; undefined when the app does not list it (any more). */
+export function definitionOf(catalog: FlowCatalog, step: FlowStep) {
+  return step.kind === 'trigger' ? catalog.trigger(step.appUid, step.triggerKey!, step.definitionVersion) : catalog.action(step.appUid, step.actionKey!, step.definitionVersion);
+}
+
+/** The step's trigger or action key. */
+export const keyOf = (step: FlowStep): string => (step.kind === 'trigger' ? step.triggerKey! : step.actionKey!);
+
 /**
- * A step's status: `ready` when its config validates against its trigger's or action's
- * input schema and nothing it names is gone (a step it refers to, its agent, its app).
+ * A step's status: `ready` when its config validates against the input schema of its
+ * trigger's or action's version and nothing it names is gone (a step it refers to, its
+ * agent, its app, that version).
  * Computed from the flow as it is, on every read and every write. (A connection in use
  * cannot be deleted: the connections route refuses it.)
  */
 export function assess(step: FlowStep, order: StepOrder, named: Named): { status: StepStatus; message: string | null } {
   const { catalog } = order;
-  const definition = step.kind === 'trigger' ? catalog.trigger(step.appUid, step.triggerKey!) : catalog.action(step.appUid, step.actionKey!);
+  const definition = definitionOf(catalog, step);
   if (!definition) {
-    const key = step.kind === 'trigger' ? `trigger "${step.triggerKey}"` : `action "${step.actionKey}"`;
+    const versions = catalog.versions(step.kind, step.appUid, keyOf(step));
+    if (versions) return { status: 'draft', message: unsupportedVersion(step.appUid, step.kind, keyOf(step), step.definitionVersion, versions) };
+    const key = `${step.kind} "${keyOf(step)}"`;
     return { status: 'draft', message: catalog.app(step.appUid) ? `app "${step.appUid}" has no ${key} any more` : `app "${step.appUid}" is not installed` };
   }
   const dangling = new Set(publicReferences(step.config, (uuid) => order.positions.get(uuid)).dangling);
@@ -68,6 +80,13 @@ function appJson(catalog: FlowCatalog, uid: string): FlowStepJson['app'] {
   return { uid, name: app.name, icon: app.icon, category: app.category, requires_connection: app.category === 'connect' };
 }
 
+/** `trigger` or `action` of a step as read: its key, the name of its version (else the newest's), its version and the newest the app has. */
+function definitionJson(catalog: FlowCatalog, step: FlowStep) {
+  const versions = catalog.versions(step.kind, step.appUid, keyOf(step));
+  const name = (definitionOf(catalog, step) ?? versions?.newest)?.name ?? keyOf(step);
+  return { key: keyOf(step), name, version: step.definitionVersion, latest_version: versions ? versions.supported[versions.supported.length - 1] : null };
+}
+
 export function stepJson(step: FlowStep, order: StepOrder, named: Named): FlowStepJson {
   const { catalog } = order;
   const { status, message } = assess(step, order, named);
@@ -82,8 +101,8 @@ export function stepJson(step: FlowStep, order: StepOrder, named: Named): FlowSt
     parent_step_uuid: step.parentStepUuid,
     branch_key: step.branchKey,
     app: appJson(catalog, step.appUid),
-    trigger: step.triggerKey ? { key: step.triggerKey, name: catalog.trigger(step.appUid, step.triggerKey)?.name ?? step.triggerKey } : null,
-    action: step.actionKey ? { key: step.actionKey, name: catalog.action(step.appUid, step.actionKey)?.name ?? step.actionKey } : null,
+    trigger: step.kind === 'trigger' ? definitionJson(catalog, step) : null,
+    action: step.kind === 'action' ? definitionJson(catalog, step) : null,
     agent: agentName !== undefined ? { uuid: step.agentUuid!, name: agentName } : null,
     app_connection: connectionLabel !== undefined ? { uuid: step.appConnectionUuid!, label: connectionLabel } : null,
     config: publicReferences(step.config, (uuid) => order.positions.get(uuid)).config,

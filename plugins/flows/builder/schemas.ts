@@ -3,6 +3,23 @@ import { Component, ReadOnly, ResourceId, Timestamp, Type, Uuid, type Static, ty
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const Config = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
+/** A step's trigger or action, with the version it was built with (DefinitionVersion). */
+const StepDefinition = (what: 'trigger' | 'action') =>
+  Type.Object({
+    key: Type.String(),
+    name: Type.String(),
+    version: Type.Integer({
+      minimum: 1,
+      description: `The version of the ${what} the step was created or last upgraded with: its config is checked against that version’s input schema, and a deployed flow runs that version`,
+    }),
+    latest_version: Nullable(
+      Type.Integer({
+        minimum: 1,
+        description: `The app’s newest version of the ${what}; when it is above \`version\`, \`POST .../steps/{step}/upgrade\` upgrades the step. Null when the app no longer has the ${what}`,
+      }),
+    ),
+  });
+
 const STEP_STATUS = '`ready` once `config` validates against the trigger’s or action’s input schema and nothing it names (a step it refers to, its agent) is gone; `draft` otherwise, with `status_message` saying why.';
 
 /** The spec's step, plus `status_message` and `continue_on_error`. */
@@ -26,8 +43,8 @@ export const FlowStepSchema = Component(
           requires_connection: Type.Boolean(),
         }),
       ),
-      trigger: ReadOnly(Nullable(Type.Object({ key: Type.String(), name: Type.String() }))),
-      action: ReadOnly(Nullable(Type.Object({ key: Type.String(), name: Type.String() }))),
+      trigger: ReadOnly(Nullable(StepDefinition('trigger'))),
+      action: ReadOnly(Nullable(StepDefinition('action'))),
       agent: ReadOnly(Nullable(Type.Object({ uuid: Uuid(), name: Type.String() }, { description: 'Null when the step has no agent, or its agent was deleted' }))),
       app_connection: ReadOnly(Nullable(Type.Object({ uuid: Uuid(), label: Type.String() }, { description: 'Null when the step has no connection' }))),
       config: Config(

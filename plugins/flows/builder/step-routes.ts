@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
 import { DataEnvelope, DeletedEnvelope, NotFoundError, ValidationError, defineRoute, deleted, type FieldErrors } from '../../../core';
+import { versionOf } from '../app/definition-versions';
 import type { FlowTriggerDefinition } from '../app/flow-app';
 import { FlowStep, type Flow } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
@@ -38,7 +39,7 @@ function hookMembers(trigger: FlowTriggerDefinition | undefined, req: Request, t
 const withoutMembers = (config: Record<string, unknown>, readOnly: Record<string, unknown>) => Object.fromEntries(Object.entries(config).filter(([key]) => !(key in readOnly)));
 
 /** After a structural edit: every step's status as the flow now stands, the flow touched, everything flushed; answers with `step`. */
-async function saved(em: EntityManager, runtime: FlowsRuntime, flow: Flow, order: StepOrder, step: FlowStep | null): Promise<FlowStepJson | null> {
+export async function saved(em: EntityManager, runtime: FlowsRuntime, flow: Flow, order: StepOrder, step: FlowStep | null): Promise<FlowStepJson | null> {
   const named = await loadNamed(em, runtime, order.steps);
   storeStatuses(order, named);
   flow.updatedAt = new Date();
@@ -46,7 +47,7 @@ async function saved(em: EntityManager, runtime: FlowsRuntime, flow: Flow, order
   return step ? stepJson(step, order, named) : null;
 }
 
-function stepOf(steps: readonly FlowStep[], stepUuid: string): FlowStep {
+export function stepOf(steps: readonly FlowStep[], stepUuid: string): FlowStep {
   const step = steps.find((candidate) => candidate.uuid === stepUuid);
   if (!step) throw new NotFoundError('Step not found');
   return step;
@@ -54,7 +55,7 @@ function stepOf(steps: readonly FlowStep[], stepUuid: string): FlowStep {
 
 export function registerStepRoutes(runtime: FlowsRuntime): void {
   const { http, catalog } = runtime;
-  const maxSteps = runtime.config.get<number>('maxStepsPerFlow');
+  const maxSteps = runtime.config.get('maxStepsPerFlow');
 
   /** Rules 1-7 and the step limit, all problems at once; the new step's kind and place. */
   async function plan(em: EntityManager, body: StepCreate, order: StepOrder) {
@@ -100,6 +101,7 @@ export function registerStepRoutes(runtime: FlowsRuntime): void {
         '(6) actions of apps that act on an agent need `agent_uuid`, an agent of this tenant; (7) a branch child needs `parent_step_uuid` naming a ' +
         'branching step of this flow and `branch_key` one of its branches; (8) ' + LIVE + ' A 422 names every problem at once. ' +
         PLACEMENT + ' ' + REFERENCES + ' A hook trigger (the webhook app’s) gets a secret URL; its members of `config` (`hook_url`) are read-only. ' +
+        'The step gets the newest version of its trigger or action (`trigger.version`, `action.version`) and keeps it until upgraded. ' +
         'A flow has at most `maxStepsPerFlow` steps (config, default 200).',
       tags,
       params: FlowParams,
@@ -131,6 +133,8 @@ export function registerStepRoutes(runtime: FlowsRuntime): void {
         );
         if (placement) insertAt(step, placement, before);
         const trigger = kind === 'trigger' ? catalog.trigger(body.app_uid, key) : undefined;
+        // A new step takes the newest version (plan() found the key).
+        step.definitionVersion = versionOf(trigger ?? catalog.action(body.app_uid, key)!);
         if (trigger?.hook) step.hookToken = crypto.randomBytes(32).toString('base64url');
 
         // References resolve against the numbers the flow has with the new step in place.
@@ -172,7 +176,8 @@ export function registerStepRoutes(runtime: FlowsRuntime): void {
       description:
         '`config` (replaced as a whole), `agent_uuid`, `app_connection_uuid` and `continue_on_error` change; members absent stay. The step’s app, ' +
         'trigger or action and place do not change (delete it and add another); other members of the step as read are ignored. Rules 4-6 are checked ' +
-        'again with the step’s resulting connection and agent. ' + REFERENCES + ' ' + LIVE,
+        'again with the step’s resulting connection and agent. `config` is checked against the input schema of the step’s version (`action.version`, ' +
+        '`trigger.version`), which does not change here: `POST .../steps/{step}/upgrade` moves the step to the newest. ' + REFERENCES + ' ' + LIVE,
       tags,
       params: StepParams,
       body: StepPatchBody,

@@ -58,6 +58,7 @@ export function registerStepTestRoute(runtime: FlowsRuntime): void {
               executionUuid: null,
               appUid: step.appUid,
               actionKey: step.actionKey!,
+              actionVersion: step.definitionVersion,
               agentUuid: step.agentUuid,
               appConnectionUuid: step.appConnectionUuid,
               config: step.config,

@@ -1,5 +1,4 @@
-import type { TestTenant } from '../../../core/testing';
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { TestTenant, ResourceFixtures } from '../../../core/testing';
 
 /**
  * A deployable flow: a webhook trigger (the `webhook` app's `catch_hook`, whose only

@@ -1,4 +1,5 @@
 import { DataEnvelope, NotFoundError, Type, defineRoute, type Static, type TSchema } from '../../../core';
+import type { FlowAppAuth } from '../app/auth';
 import type { FlowAppDefinition } from '../app/flow-app';
 import type { FlowAppSummary, FlowCatalog } from '../app/flow-catalog';
 import type { FlowsRuntime } from '../flows-runtime';
@@ -9,13 +10,30 @@ type AppDetail = Static<typeof FlowAppDetailSchema>;
 /** A TypeBox schema as plain JSON Schema (TypeBox marks its schemas with symbol keys). */
 const jsonSchema = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
 
+/** How a connection authenticates, for the form that makes one: never the operator's client id or secret, nor the config keys holding them. */
+function describeAuth(auth: FlowAppAuth): NonNullable<AppDetail['auth']> {
+  return {
+    type: auth.type,
+    description: auth.description ?? null,
+    schema: jsonSchema(auth.schema),
+    oauth2: auth.type === 'oauth2' ? { authorize_url: auth.authorizeUrl, scopes: [...auth.scopes], pkce: auth.pkce } : null,
+  };
+}
+
+/** The newest version of a trigger or action (what `input_schema` describes) and every version still run. */
+function versioning(catalog: FlowCatalog, what: 'trigger' | 'action', uid: string, key: string) {
+  const versions = catalog.versions(what, uid, key)!;
+  return { version: versions.supported[versions.supported.length - 1], versions: [...versions.supported] };
+}
+
 function describe(catalog: FlowCatalog, app: FlowAppDefinition): AppDetail {
   return {
     ...catalog.summary(app),
     requires_agent: app.requiresAgent ?? false,
-    auth: app.auth ? { description: app.auth.description ?? null, schema: jsonSchema(app.auth.schema) } : null,
+    auth: app.auth ? describeAuth(app.auth) : null,
     triggers: (app.triggers ?? []).map((trigger) => ({
       key: trigger.key,
+      ...versioning(catalog, 'trigger', app.uid, trigger.key),
       name: trigger.name,
       description: trigger.description,
       input_schema: jsonSchema(trigger.input),
@@ -23,6 +41,7 @@ function describe(catalog: FlowCatalog, app: FlowAppDefinition): AppDetail {
     })),
     actions: (app.actions ?? []).map((action) => ({
       key: action.key,
+      ...versioning(catalog, 'action', app.uid, action.key),
       name: action.name,
       description: action.description,
       input_schema: jsonSchema(action.input),

@@ -16,9 +16,11 @@ import {
   pageOf,
   pageWindow,
   type FieldErrors,
+  type TenantRef,
 } from '../../../core';
 import type { FlowCatalog } from '../app/flow-catalog';
 import { sealCredentials } from '../connections/connection-store';
+import { testCredentials } from '../connections/connection-test';
 import { Flow, FlowConnection, FlowStep } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
 import { validateConfig } from '../model/config-validation';
@@ -45,12 +47,16 @@ async function flowsUsing(em: EntityManager, connectionUuid: string): Promise<Ar
 }
 
 /** App connections (decisions.md): a tenant's credentials for one `connect` app, sealed at rest and never returned. */
-export function registerConnectionRoutes({ http, catalog, secrets }: FlowsRuntime): void {
+export function registerConnectionRoutes({ http, catalog, secrets, egress, logger }: FlowsRuntime): void {
   const found = async (em: EntityManager, uuid: string) => {
     const row = await findByUuid(em, FlowConnection, uuid);
     if (!row) throw new NotFoundError('Connection not found');
     return row;
   };
+  const testContext = (tenant: TenantRef, appUid: string) => ({ tenant, egress, logger: logger.child({ flow_app: appUid }) });
+  const TESTED =
+    'When the app tests connections, the credentials are then tried against its service before anything is stored: a refusal is a 422 at `credentials` ' +
+    'with the app’s message (so is a test that cannot reach the service).';
 
   http.route(
     defineRoute({
@@ -59,10 +65,12 @@ export function registerConnectionRoutes({ http, catalog, secrets }: FlowsRuntim
       summary: 'Create an app connection',
       description:
         '`app_uid` must be a `connect` app of the catalog (422 at `app_uid` otherwise). `credentials` must match the app’s `auth.schema` ' +
-        '(`GET /api/v1/flow/apps/{uid}`; 422 at `credentials.<path>`); they are stored encrypted for this tenant and no route ever returns them.',
+        `(\`GET /api/v1/flow/apps/{uid}\`; 422 at \`credentials.<path>\`); they are stored encrypted for this tenant and no route ever returns them. ${TESTED}`,
       body: ConnectionCreate,
       status: 201,
       response: DataEnvelope(FlowAppConnectionSchema),
+      // The connection test calls the app's service: no transaction is open while it answers (one opens to store the row).
+      transactional: false,
       handler: async ({ body, em, tenant }) => {
         const app = catalog.app(body.app_uid);
         const errors: FieldErrors =
@@ -72,8 +80,12 @@ export function registerConnectionRoutes({ http, catalog, secrets }: FlowsRuntim
               ? { app_uid: [`is the builtin app "${app.name}", which takes no connection`] }
               : credentialErrors(catalog, app.uid, body.credentials);
         if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-        const row = em.create(FlowConnection, { appUid: body.app_uid, label: body.label, credentials: sealCredentials(secrets, tenant.uuid, body.credentials) });
-        await em.flush();
+        await testCredentials(app!, body.credentials, testContext(tenant, body.app_uid));
+        const row = await em.transactional(async (tx) => {
+          const created = tx.create(FlowConnection, { appUid: body.app_uid, label: body.label, credentials: sealCredentials(secrets, tenant.uuid, body.credentials) });
+          await tx.flush();
+          return created;
+        });
         return { data: toJson(row) };
       },
     }),
@@ -117,20 +129,30 @@ export function registerConnectionRoutes({ http, catalog, secrets }: FlowsRuntim
       summary: 'Rename an app connection or replace its credentials',
       description:
         'Members sent change, absent ones stay. `credentials` replaces the stored credentials whole and must match the app’s `auth.schema`. ' +
-        'Steps using the connection use the new credentials from their next run. `app_uid` cannot change.',
+        `Steps using the connection use the new credentials from their next run. \`app_uid\` cannot change. ${TESTED} A rename alone tests nothing.`,
       params: ConnectionParams,
       body: ConnectionPatch,
       errors: [404],
       response: DataEnvelope(FlowAppConnectionSchema),
+      // As for create: the connection test runs with no transaction open.
+      transactional: false,
       handler: async ({ params, body, em, tenant }) => {
-        const row = await found(em, params.uuid);
+        let sealed: string | undefined;
         if (body.credentials !== undefined) {
-          const errors = credentialErrors(catalog, row.appUid, body.credentials);
+          const { appUid } = await found(em, params.uuid);
+          const errors = credentialErrors(catalog, appUid, body.credentials);
           if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-          row.credentials = sealCredentials(secrets, tenant.uuid, body.credentials);
+          await testCredentials(catalog.app(appUid)!, body.credentials, testContext(tenant, appUid));
+          sealed = sealCredentials(secrets, tenant.uuid, body.credentials);
         }
-        if (body.label !== undefined) row.label = body.label;
-        await em.flush();
+        const row = await em.transactional(async (tx) => {
+          // Read again in the transaction: it may have been deleted while the test ran.
+          const current = await found(tx, params.uuid);
+          if (sealed !== undefined) current.credentials = sealed;
+          if (body.label !== undefined) current.label = body.label;
+          await tx.flush();
+          return current;
+        });
         return { data: toJson(row) };
       },
     }),

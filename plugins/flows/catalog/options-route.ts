@@ -5,6 +5,7 @@ import { openConnection } from '../connections/connection-store';
 import { FlowConnection } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
 import { validateConfig } from '../model/config-validation';
+import { decodeCursor, encodeCursor, listDigest, normalizeSearch, startOf, type ListPosition } from './options-cursor';
 import { AppParams, OptionsRequest, OptionsResponse } from './schemas';
 
 /** Options per page of a list the server pages itself (decisions.md: page size 100). */
@@ -13,17 +14,12 @@ export const OPTIONS_PAGE_SIZE = 100;
 type Request = Static<typeof OptionsRequest>;
 type Answer = Static<typeof OptionsResponse>;
 
-/** The server's own cursor: an offset into the filtered list, opaque to clients. */
-const encodeCursor = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');
-function decodeCursor(cursor: string): number | null {
-  const match = /^offset:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  return match ? Number(match[1]) : null;
-}
-
 interface CheckedRequest {
   provider: OptionsProviderDefinition;
   connection: FlowConnection | null;
-  offset: number;
+  /** Where a list the server pages goes on; null for its first page and for searchable lists. */
+  position: ListPosition | null;
+  digest: string;
 }
 
 /** Every problem of the request at once, as one 422; what the load needs when there is none. */
@@ -50,14 +46,16 @@ async function check(em: EntityManager, app: FlowAppDefinition, body: Request): 
     else if (connection.appUid !== app.uid) add('connection_uuid', `is a connection of the app "${connection.appUid}", not of "${app.uid}"`);
   }
 
-  let offset = 0;
+  let position: ListPosition | null = null;
+  const digest = listDigest(body.kind, body.params, body.search);
   if (provider && !provider.searchable && body.cursor) {
-    const decoded = decodeCursor(body.cursor);
+    const decoded = decodeCursor(body.cursor, digest);
     if (decoded === null) add('cursor', 'is not a cursor this list returned');
-    else offset = decoded;
+    else if (decoded === 'elsewhere') add('cursor', 'was returned for another list or search: send the `kind`, `params` and `search` of the page it came from');
+    else position = decoded;
   }
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
-  return { provider: provider!, connection, offset };
+  return { provider: provider!, connection, position, digest };
 }
 
 const isOption = (option: unknown): option is FlowOption =>
@@ -72,11 +70,13 @@ function wellFormed(result: unknown): result is OptionsResult {
 }
 
 /** A whole list, filtered by the user's search (case-insensitive, on the label) and cut to one page. */
-function page(options: FlowOption[], search: string | null, offset: number): Answer {
-  const needle = search?.trim().toLowerCase();
+function page(options: FlowOption[], search: string | null, position: ListPosition | null, digest: string): Answer {
+  const needle = normalizeSearch(search);
   const matching = needle ? options.filter((option) => option.label.toLowerCase().includes(needle)) : options;
-  const end = offset + OPTIONS_PAGE_SIZE;
-  return { success: true, data: matching.slice(offset, end).map(({ label, value }) => ({ label, value })), next_cursor: end < matching.length ? encodeCursor(end) : null };
+  const start = startOf(matching, position);
+  const data = matching.slice(start, start + OPTIONS_PAGE_SIZE).map(({ label, value }) => ({ label, value }));
+  const end = start + data.length;
+  return { success: true, data, next_cursor: end < matching.length ? encodeCursor(end, data, digest) : null };
 }
 
 /** `POST /api/v1/flow/apps/{uid}/options`: one page of a dynamic option list, loaded by the app's provider. */
@@ -89,9 +89,13 @@ export function registerOptionsRoute({ http, catalog, secrets, egress, logger }:
       description:
         'Lists the choices for a step’s config member (`kind` is one of the app’s `options[].kind`). An unknown app answers 404. 422, naming the member, for: ' +
         'an unknown `kind`; `params` not matching the list’s `params_schema` (at `params.<name>`); for a `connect` app, a missing `connection_uuid` or one that is not ' +
-        'a connection of this tenant and this app; for a `builtin` app, any `connection_uuid`; an app with no option lists at all (a bot messaging app, say); a `cursor` this list did not return; whatever else the list itself refuses (at the member it names).\n\n' +
-        `A list that is not \`searchable\` is loaded whole, filtered by \`search\` (case-insensitive, on the label) and paged by ${OPTIONS_PAGE_SIZE}; a \`searchable\` ` +
-        'one passes `search` and `cursor` to the app’s service. Page on with `next_cursor` (null on the last page), sending the same `search`.\n\n' +
+        'a connection of this tenant and this app; for a `builtin` app, any `connection_uuid`; an app with no option lists at all (a bot messaging app, say); ' +
+        'a `cursor` this list did not return, or returned for other `kind`, `params` or `search`; whatever else the list itself refuses (at the member it names).\n\n' +
+        `A list that is not \`searchable\` is loaded whole, filtered by \`search\` (case-insensitive, on the label) and paged by ${OPTIONS_PAGE_SIZE} on the server; ` +
+        'its cursor goes on after the last option sent, so options added or removed before it between two pages are neither repeated nor skipped. ' +
+        'A `searchable` one passes `search` and `cursor` to the app’s service, which pages with cursors of its own. Page on with `next_cursor` ' +
+        '(null on the last page), sending the same `kind`, `params` and `search`. A step’s config member linked to a list (`x-options` in the ' +
+        'action’s `input_schema`) says which `kind` and `params` to send.\n\n' +
         'When the list cannot be loaded yet (the connection cannot reach its service, say), the answer is still 200, with `data: []`, ' +
         '`state: "unavailable"` and a `message` for the user. When the app’s service fails, 502 says so. The server never picks an option: ' +
         'even a list of one is the user’s choice.',
@@ -104,7 +108,7 @@ export function registerOptionsRoute({ http, catalog, secrets, egress, logger }:
       handler: async ({ params, body, em, tenant }): Promise<Answer> => {
         const app = catalog.app(params.uid);
         if (!app) throw new NotFoundError('Flow app not found');
-        const { provider, connection, offset } = await check(em, app, body);
+        const { provider, connection, position, digest } = await check(em, app, body);
         const search = body.search ?? null;
         const appLogger = logger.child({ flow_app: app.uid, options_kind: provider.kind });
 
@@ -132,7 +136,7 @@ export function registerOptionsRoute({ http, catalog, secrets, egress, logger }:
         }
         if ('state' in result) return { success: true, data: [], next_cursor: null, state: result.state, message: result.message };
         if (provider.searchable) return { success: true, data: result.options.map(({ label, value }) => ({ label, value })), next_cursor: result.nextCursor ?? null };
-        return page(result.options, search, offset);
+        return page(result.options, search, position, digest);
       },
     }),
   );

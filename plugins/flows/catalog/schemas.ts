@@ -7,6 +7,20 @@ const Category = Type.Union([Type.Literal('builtin'), Type.Literal('connect')], 
 /** A JSON Schema as the catalog shows it, so a client can render a form from it. */
 const JsonSchema = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
 
+/** A trigger's or action's versions, shown with each (DefinitionVersion). */
+const Versioning = (what: string) => ({
+  version: Type.Integer({ minimum: 1, description: `The newest version: what a new step gets (\`${what}.version\` of a step), and what \`input_schema\` describes` }),
+  versions: Type.Array(Type.Integer({ minimum: 1 }), {
+    description: `Every version the app still runs, ascending. A step of an older one keeps running it; a step of a version not listed is a draft until upgraded (\`POST /api/v1/flow/{uuid}/steps/{step}/upgrade\`)`,
+  }),
+});
+
+const INPUT_SCHEMA =
+  'JSON Schema of the step’s `config`: the step is `ready` once its config validates against it. A member whose value is picked from one of the app’s ' +
+  'option lists carries `x-options: {kind, params, dependsOn}`: load it with `POST /api/v1/flow/apps/{uid}/options` and that `kind` and `params`, where a ' +
+  'string `{{config.x}}` stands for the current value of the config member `x`; `dependsOn` names those members (reload the list when one changes; ' +
+  'leave it empty while one is unset). On an array, each item is picked from the list.';
+
 /** The spec's "Flow app (catalog item)". */
 export const FlowAppSchema = Component(
   'FlowApp',
@@ -20,6 +34,7 @@ export const FlowAppSchema = Component(
       supports_trigger: Type.Boolean({ description: 'The app has at least one trigger' }),
       supports_action: Type.Boolean({ description: 'The app has at least one action' }),
       requires_connection: Type.Boolean({ description: 'Steps of this app need `app_connection_uuid` (true exactly for `connect` apps)' }),
+      version: Type.Union([Type.String(), Type.Null()], { description: 'The app’s release (semver), informational: each trigger and action has a version of its own; null when the app declares none' }),
       triggers_count: Type.Integer({ minimum: 0 }),
       actions_count: Type.Integer({ minimum: 0 }),
     },
@@ -32,9 +47,10 @@ export const FlowTriggerSchema = Component(
   Type.Object(
     {
       key: Type.String({ description: 'The step’s `trigger_key`' }),
+      ...Versioning('trigger'),
       name: Type.String(),
       description: Type.String(),
-      input_schema: JsonSchema('JSON Schema of the step’s `config`: the step is `ready` once its config validates against it'),
+      input_schema: JsonSchema(INPUT_SCHEMA),
       output_sample: Type.Unknown({ description: 'What the trigger’s output looks like, for `{{step1.path}}` references' }),
     },
     { additionalProperties: false },
@@ -46,9 +62,10 @@ export const FlowActionSchema = Component(
   Type.Object(
     {
       key: Type.String({ description: 'The step’s `action_key`' }),
+      ...Versioning('action'),
       name: Type.String(),
       description: Type.String(),
-      input_schema: JsonSchema('JSON Schema of the step’s `config`: the step is `ready` once its config validates against it'),
+      input_schema: JsonSchema(INPUT_SCHEMA),
       output_sample: Type.Unknown({ description: 'What the action’s output looks like, for `{{stepN.path}}` references' }),
       branches: Type.Optional(Type.Array(Type.String(), { description: 'A branching action (`if_condition`): the `branch_key`s its children hang under, in display order' })),
     },
@@ -69,25 +86,41 @@ export const FlowOptionListSchema = Component(
   ),
 );
 
+export const FlowAppAuthSchema = Component(
+  'FlowAppAuth',
+  Type.Object(
+    {
+      type: Type.Union([Type.Literal('api_key'), Type.Literal('basic'), Type.Literal('oauth2'), Type.Literal('custom')], {
+        description: '`api_key` (credentials `api_key`), `basic` (`username`, `password`), `oauth2` (the tokens: `access_token`, ...), `custom` (the app’s own schema)',
+      }),
+      description: Type.Union([Type.String(), Type.Null()]),
+      schema: JsonSchema('JSON Schema of the `credentials` of `POST /api/v1/flow/connections`'),
+      oauth2: Type.Union(
+        [
+          Type.Object(
+            {
+              authorize_url: Type.String({ description: 'Where the user grants access' }),
+              scopes: Type.Array(Type.String(), { description: 'The scopes the app asks for' }),
+              pkce: Type.Boolean({ description: 'The authorization sends a PKCE code challenge' }),
+            },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ],
+        { description: 'For `oauth2`: what the authorization asks for (the operator’s client credentials are never shown); null otherwise' },
+      ),
+    },
+    { additionalProperties: false, description: 'How a connection of a `connect` app authenticates.' },
+  ),
+);
+
 export const FlowAppDetailSchema = Component(
   'FlowAppDetail',
   Type.Object(
     {
       ...FlowAppSchema.properties,
       requires_agent: Type.Boolean({ description: 'Action steps of this app need `agent_uuid`' }),
-      auth: Type.Union(
-        [
-          Type.Object(
-            {
-              description: Type.Union([Type.String(), Type.Null()]),
-              schema: JsonSchema('JSON Schema of the `credentials` of `POST /api/v1/flow/connections`'),
-            },
-            { additionalProperties: false },
-          ),
-          Type.Null(),
-        ],
-        { description: 'How a connection of this `connect` app authenticates; null for `builtin` apps' },
-      ),
+      auth: Type.Union([FlowAppAuthSchema, Type.Null()], { description: 'How a connection of this `connect` app authenticates; null for `builtin` apps' }),
       triggers: Type.Array(FlowTriggerSchema),
       actions: Type.Array(FlowActionSchema),
       options: Type.Array(FlowOptionListSchema, { description: 'The option lists of this app; empty when it has none (the options route then answers 422)' }),
@@ -161,7 +194,7 @@ export const OptionsRequest = Type.Object(
     connection_uuid: Type.Optional(Type.Union([Uuid(), Type.Null()], { description: 'Required for `connect` apps (a connection of this tenant and this app); null or absent for `builtin` apps' })),
     params: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Validated against the list’s `params_schema`' })),
     search: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { description: 'Only options whose label contains this (case-insensitive), or the app service’s own search for a `searchable` list' })),
-    cursor: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'The `next_cursor` of the previous page (send the same `search`)' })),
+    cursor: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()], { description: 'The `next_cursor` of the previous page, with the same `kind`, `params` and `search` (a cursor is bound to them)' })),
   },
   { additionalProperties: false, examples: [{ kind: 'records', connection_uuid: '0198c0de-7a4e-7c1a-9f0e-3d2b1a0c9e8f', params: { module: 'contacts' }, search: 'ada' }] },
 );

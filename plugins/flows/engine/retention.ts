@@ -40,7 +40,7 @@ export function scheduleRetention({ lifecycle, orm, config, logger }: FlowsRunti
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running = pruneExecutions(orm.fork(), config.get<number>('executionRetentionDays'), { signal: stop.signal })
+    running = pruneExecutions(orm.fork(), config.get('executionRetentionDays'), { signal: stop.signal })
       .then((deleted) => {
         if (deleted > 0) logger.info('pruned old flow executions', { deleted });
       })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantRef } from '../../../core';
+import { unsupportedVersion } from '../app/definition-versions';
 import type { ActionContext, FlowActionDefinition, FlowConnectionValue } from '../app/flow-app';
 import { loadConnection } from '../connections/connection-store';
 import type { FlowsRuntime } from '../flows-runtime';
@@ -15,6 +16,8 @@ export interface StepRunInput {
   executionUuid: string | null;
   appUid: string;
   actionKey: string;
+  /** The version of the action the step was built (and deployed) with: that version runs, never a newer one. */
+  actionVersion: number;
   agentUuid: string | null;
   appConnectionUuid: string | null;
   /** The stored form: references by step uuid. */
@@ -36,6 +39,13 @@ export interface StepRunResult {
   resumeAt: Date | null;
 }
 
+/** Why a step's action cannot run: its app, its action or the action's version is gone. */
+function missingAction(runtime: FlowsRuntime, step: StepRunInput): string {
+  const versions = runtime.catalog.versions('action', step.appUid, step.actionKey);
+  if (versions) return unsupportedVersion(step.appUid, 'action', step.actionKey, step.actionVersion, versions);
+  return runtime.catalog.app(step.appUid) ? `App "${step.appUid}" has no action "${step.actionKey}"` : `App "${step.appUid}" is not installed`;
+}
+
 /** A step's failure, said to the user: an Error's message, anything else as text. */
 function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
@@ -54,9 +64,10 @@ function asJson(value: unknown): unknown {
 }
 
 /**
- * Runs one action step: renders its config with the outputs so far (a lookup, never
- * code evaluation), validates the rendered input against the action's schema, opens
- * its connection, and calls the action. An action that is unknown, refused, or throws
+ * Runs one action step with the version of its action it was built with: renders its
+ * config with the outputs so far (a lookup, never code evaluation), validates the
+ * rendered input against the action's schema, opens its connection, and calls the
+ * action. An action that is unknown, refused, or throws
  * is a `failed` result, never an exception: the caller records it like any other.
  * An action that is not pure runs under a savepoint, so a failure leaves none of its
  * database writes or bus messages behind.
@@ -72,12 +83,8 @@ export async function runAction(runtime: FlowsRuntime, em: EntityManager, tenant
     durationMs: Math.round(performance.now() - started),
   });
 
-  const action = runtime.catalog.action(step.appUid, step.actionKey);
-  if (!action) {
-    const app = runtime.catalog.app(step.appUid);
-    const error = app ? `App "${step.appUid}" has no action "${step.actionKey}"` : `App "${step.appUid}" is not installed`;
-    return result({ status: 'failed', request: null, error });
-  }
+  const action = runtime.catalog.action(step.appUid, step.actionKey, step.actionVersion);
+  if (!action) return result({ status: 'failed', request: null, error: missingAction(runtime, step) });
   const input = renderConfig(step.config, outputOf);
   const problems = validateConfig(action.input, input, { atRunTime: true });
   if (Object.keys(problems).length > 0) return result({ status: 'failed', request: input, error: `Invalid input: ${summarize(problems)}` });

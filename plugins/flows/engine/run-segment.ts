@@ -202,6 +202,7 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
           executionUuid: execution.uuid,
           appUid: step.app_uid,
           actionKey: step.action_key,
+          actionVersion: step.definition_version ?? 1,
           agentUuid: step.agent_uuid,
           appConnectionUuid: step.app_connection_uuid,
           config: step.config,
@@ -226,7 +227,7 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
       changes.cursor = cursor;
       if (result.status === 'waiting') return endSegment(result.resumeAt!, step.uuid);
       // An impure step's effect commits before anything runs after it (an action gone from the catalog did nothing).
-      const action = runtime.catalog.action(step.app_uid, step.action_key);
+      const action = runtime.catalog.action(step.app_uid, step.action_key, step.definition_version ?? 1);
       if (cursor && action && !action.pure) return endSegment();
     }
     changes.status = 'succeeded';

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../../core/testing';
 
 export const fixtures: ResourceFixtures = {
   /** A deployed webhook flow called once: its execution (needs the `webhook` app, as the builder's fixtures do). */

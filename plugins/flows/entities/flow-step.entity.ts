@@ -40,6 +40,13 @@ export class FlowStep extends TenantScopedEntity {
   @Property({ type: 'text', nullable: true })
   actionKey: string | null = null;
 
+  /**
+   * The version of its trigger or action it was created or last upgraded with
+   * (DefinitionVersion): what its config is checked against and, once deployed, what runs.
+   */
+  @Property({ type: 'integer' })
+  definitionVersion: number & Opt = 1;
+
   @Property({ type: 'uuid', nullable: true })
   agentUuid: string | null = null;
 

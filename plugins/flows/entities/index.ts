@@ -4,3 +4,4 @@ export { FlowVersion } from './flow-version.entity';
 export { FlowExecution, type ExecutionStatus } from './flow-execution.entity';
 export { FlowExecutionStep, type ExecutionStepStatus } from './flow-execution-step.entity';
 export { FlowConnection } from './flow-connection.entity';
+export { FlowTriggerCursor } from './flow-trigger-cursor.entity';

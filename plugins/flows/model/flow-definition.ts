@@ -11,6 +11,8 @@ export interface DefinitionStep {
   app_uid: string;
   trigger_key: string | null;
   action_key: string | null;
+  /** The version of its trigger or action it runs; absent in versions deployed before steps kept one, which ran version 1. */
+  definition_version?: number;
   agent_uuid: string | null;
   app_connection_uuid: string | null;
   config: Record<string, unknown>;

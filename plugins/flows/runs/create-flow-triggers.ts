@@ -46,6 +46,7 @@ function liveTriggerOf(row: LiveTriggerRow): LiveTrigger {
     flowUuid: row.flow_uuid,
     versionUuid: row.uuid,
     stepUuid: row.trigger.uuid,
+    version: row.trigger.definition_version ?? 1,
     config: row.trigger.config,
     agentUuid: row.trigger.agent_uuid,
     appConnectionUuid: row.trigger.app_connection_uuid,

@@ -5,6 +5,8 @@ export interface LiveTrigger {
   flowUuid: string;
   versionUuid: string;
   stepUuid: string;
+  /** The version of the trigger the flow was deployed with: its code (`matches`, a poll's `run`) is what runs. */
+  version: number;
   /** The trigger step's config as deployed. */
   config: Record<string, unknown>;
   agentUuid: string | null;
@@ -32,3 +34,11 @@ export interface FlowTriggers {
 }
 
 export const flowTriggersRef = createServiceRef<FlowTriggers>('flows.triggers');
+
+/**
+ * Who a write made by a flow's step is attributed to: pass it on as the write's cause
+ * (`TableRecords.insert(..., { cause })`, the agent writer's `cause`), which the service
+ * sends as the `caused-by` header of its event. The flows plugin does not start a flow
+ * with an event that flow caused, so "when a record is added, add one" does not loop.
+ */
+export const flowCause = (flowUuid: string): string => `flow:${flowUuid}`;

@@ -1,18 +1,16 @@
 import {
   Component,
-  DeletedEnvelope,
-  ListEnvelope,
   NotFoundError,
   PageQuery,
   ResourceId,
   Timestamp,
   Type,
   Uuid,
-  defineRoute,
+  deleteRoute,
   findByUuid,
-  pageOf,
+  listRoute,
   pageWindow,
-  type HttpService,
+  type AnyRoute,
 } from '../../../core';
 import type { ContactDirectory } from '../../contacts';
 import { ContactMemory } from './contact-memory.entity';
@@ -39,49 +37,38 @@ const MemoryParams = Type.Object({ uuid: ContactParams.properties.uuid, memoryUu
 const MemoryQuery = PageQuery({ agent_uuid: Type.Optional(ResourceId('agents.agent', 'Only what this agent remembers')) });
 
 /** What agents remember about a contact, and forgetting one memory (a contact's request to be forgotten). */
-export function registerMemoryRoutes(http: HttpService, contacts: ContactDirectory): void {
-  const requireContact = async (uuid: string) => {
-    if (!(await contacts.get([uuid])).has(uuid)) throw new NotFoundError('Contact not found');
-  };
+export const memoryRoutes = (contacts: ContactDirectory): AnyRoute[] => [listMemories(contacts), forgetMemory];
 
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/contacts/:uuid/memories',
-      summary: 'List what agents remember about a contact',
-      description:
-        'Summaries of the contact’s closed sessions, kept while memorize is enabled for the agent and put into the contact’s later conversations ' +
-        'with that agent, newest first; expired ones (`retention_days`) are not listed.',
-      tags,
-      params: ContactParams,
-      query: MemoryQuery,
-      errors: [404],
-      response: ListEnvelope(MemorySchema),
-      handler: async ({ params, query, em }) => {
-        await requireContact(params.uuid);
-        const where = { contactUuid: params.uuid, expiresAt: { $gt: new Date() }, ...(query.agent_uuid ? { agentUuid: query.agent_uuid } : {}) };
-        const [rows, total] = await em.findAndCount(ContactMemory, where, { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) });
-        return pageOf(rows.map(memoryJson), total, query);
-      },
-    }),
-  );
+const listMemories = (contacts: ContactDirectory) =>
+  listRoute({
+    path: '/api/v1/contacts/:uuid/memories',
+    summary: 'List what agents remember about a contact',
+    description:
+      'Summaries of the contact’s closed sessions, kept while memorize is enabled for the agent and put into the contact’s later conversations ' +
+      'with that agent, newest first; expired ones (`retention_days`) are not listed.',
+    tags,
+    params: ContactParams,
+    query: MemoryQuery,
+    errors: [404],
+    item: MemorySchema,
+    page: async ({ params, query, em }) => {
+      if (!(await contacts.get([params.uuid])).has(params.uuid)) throw new NotFoundError('Contact not found');
+      const where = { contactUuid: params.uuid, expiresAt: { $gt: new Date() }, ...(query.agent_uuid ? { agentUuid: query.agent_uuid } : {}) };
+      const [rows, total] = await em.findAndCount(ContactMemory, where, { orderBy: { createdAt: 'desc', uuid: 'desc' }, ...pageWindow(query) });
+      return [rows.map(memoryJson), total];
+    },
+  });
 
-  http.route(
-    defineRoute({
-      method: 'DELETE',
-      path: '/api/v1/contacts/:uuid/memories/:memoryUuid',
-      summary: 'Forget one memory of a contact',
-      description: 'Deleting the contact forgets all of them.',
-      tags,
-      params: MemoryParams,
-      errors: [404],
-      response: DeletedEnvelope,
-      handler: async ({ params, em }) => {
-        const row = await findByUuid(em, ContactMemory, params.memoryUuid);
-        if (!row || row.contactUuid !== params.uuid) throw new NotFoundError('Memory not found');
-        await em.nativeDelete(ContactMemory, { uuid: row.uuid });
-        return { success: true, message: 'Memory deleted', data: { deleted: true } };
-      },
-    }),
-  );
-}
+const forgetMemory = deleteRoute({
+  path: '/api/v1/contacts/:uuid/memories/:memoryUuid',
+  summary: 'Forget one memory of a contact',
+  description: 'Deleting the contact forgets all of them.',
+  tags,
+  params: MemoryParams,
+  message: 'Memory deleted',
+  remove: async ({ params, em }) => {
+    const row = await findByUuid(em, ContactMemory, params.memoryUuid);
+    if (!row || row.contactUuid !== params.uuid) throw new NotFoundError('Memory not found');
+    await em.nativeDelete(ContactMemory, { uuid: row.uuid });
+  },
+});

@@ -8,7 +8,7 @@ import { CampaignParams, CampaignSchema } from './campaign-schemas';
 import { createCampaignTasks, hasUnfinishedTasks } from './campaign-tasks';
 import { renderCampaign } from './campaign-view';
 import { findCampaign } from './find-resources';
-import type { CampaignsRuntime } from './index';
+import type { CampaignsRuntime } from './campaigns-runtime';
 
 const tags = ['outreach'];
 

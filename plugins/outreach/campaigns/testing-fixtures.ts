@@ -1,5 +1,4 @@
-import type { TestTenant } from '../../../core/testing';
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { TestTenant, ResourceFixtures } from '../../../core/testing';
 import { fixtures as contactFixtures } from '../../contacts/testing';
 
 /**

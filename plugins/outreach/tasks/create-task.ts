@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ValidationError, type FieldErrors, type Static } from '../../../core';
 import { Campaign, OutreachRule } from '../entities';
 import type { RetryStrategy, Task } from '../entities/task.entity';
-import type { TasksRuntime } from './index';
+import type { TasksRuntime } from './tasks-runtime';
 import { add, checkExecutor, checkRetrySettings, checkTaskData, checkTimeZone } from './task-rules';
 import type { TaskScheduler } from './task-scheduler';
 import { sealSentSecret, splitTaskData, taskSecretColumn } from './task-secret';

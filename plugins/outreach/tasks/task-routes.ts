@@ -3,19 +3,21 @@ import { LockMode } from '@mikro-orm/core';
 import {
   ConflictError,
   DataEnvelope,
-  ListEnvelope,
   NotFoundError,
   SuccessEnvelope,
   ValidationError,
   defineRoute,
   findByUuid,
-  pageOf,
+  listRoute,
   pageWindow,
+  readRoute,
+  type AnyRoute,
   type FieldErrors,
+  type Static,
 } from '../../../core';
 import { Task, WAITING_STATUSES, type RetryStrategy } from '../entities/task.entity';
 import { armDue } from './due-messages';
-import type { TasksRuntime } from './index';
+import type { TasksRuntime } from './tasks-runtime';
 import { createTask } from './create-task';
 import { add, checkRetrySettings, checkTaskData, checkTimeZone } from './task-rules';
 import type { TaskScheduler } from './task-scheduler';
@@ -39,164 +41,156 @@ function notWaiting(task: Task): ConflictError {
 const lockTask = (em: EntityManager, uuid: string) => em.findOne(Task, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 
 /** Create, list, read, edit and cancel tasks. */
-export function registerTaskRoutes(runtime: TasksRuntime, scheduler: TaskScheduler): void {
-  const { http, bus, secrets } = runtime;
+export const taskRoutes = (runtime: TasksRuntime, scheduler: TaskScheduler): AnyRoute[] => [createTaskRoute(runtime, scheduler), listTasks, readTask, editTask(runtime), cancelTask];
 
-  http.route(
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/tasks',
-      summary: 'Create a task',
-      description:
-        'Schedules a unit of work for an agent: it becomes due at `scheduled_at` (a future time; omitted: now) and is run by the executor of its `type`. ' +
-        'The contact is `contact_uuid` (a contact of this tenant) or `contact` (found by `phone_number`, then `email`, else created): exactly one of them. ' +
-        'Defaults: `priority` 5, `max_retry_attempts` 3, `retry_interval_minutes` 60, `retry_strategy` `fixed`, `auto_queue` false (`scheduled`; true: `queued`). ' +
-        '`retry_strategy: custom` needs `retry_schedule` (minutes before each retry, at most `max_retry_attempts` entries). `expires_at` must be after `scheduled_at`. ' +
-        'A type no installed plugin runs is refused (422 at `type`, naming what is missing): `webhook`, `follow_up` and `custom` are built in. ' +
-        '`webhook` tasks need `task_data.url` (http or https) and may take `task_data.secret` to sign the call (see the webhook executor); the secret is stored encrypted, apart from the task data, and never returned (`has_secret: true` shows it is set). ' +
-        'Every problem is reported at once in one 422.',
-      tags,
-      body: TaskCreate,
-      status: 201,
-      response: SuccessEnvelope(TaskSchema),
-      handler: async ({ body, em, tenant }) => {
-        const task = await createTask(runtime, scheduler, em, tenant.uuid, body);
-        return { success: true, message: TASK_CREATED, data: taskJson(task) };
-      },
-    }),
-  );
+const createTaskRoute = (runtime: TasksRuntime, scheduler: TaskScheduler) =>
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/tasks',
+    summary: 'Create a task',
+    description:
+      'Schedules a unit of work for an agent: it becomes due at `scheduled_at` (a future time; omitted: now) and is run by the executor of its `type`. ' +
+      'The contact is `contact_uuid` (a contact of this tenant) or `contact` (found by `phone_number`, then `email`, else created): exactly one of them. ' +
+      'Defaults: `priority` 5, `max_retry_attempts` 3, `retry_interval_minutes` 60, `retry_strategy` `fixed`, `auto_queue` false (`scheduled`; true: `queued`). ' +
+      '`retry_strategy: custom` needs `retry_schedule` (minutes before each retry, at most `max_retry_attempts` entries). `expires_at` must be after `scheduled_at`. ' +
+      'A type no installed plugin runs is refused (422 at `type`, naming what is missing): `webhook`, `follow_up` and `custom` are built in. ' +
+      '`webhook` tasks need `task_data.url` (http or https) and may take `task_data.secret` to sign the call (see the webhook executor); the secret is stored encrypted, apart from the task data, and never returned (`has_secret: true` shows it is set). ' +
+      'Every problem is reported at once in one 422.',
+    tags,
+    body: TaskCreate,
+    status: 201,
+    response: SuccessEnvelope(TaskSchema),
+    handler: async ({ body, em, tenant }) => {
+      const task = await createTask(runtime, scheduler, em, tenant.uuid, body);
+      return { success: true, message: TASK_CREATED, data: taskJson(task) };
+    },
+  });
 
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/tasks',
-      summary: 'List tasks, by due time',
-      description: 'Filters combine: `status`, `agent_uuid`, `contact_uuid`, `campaign_uuid`, `pool_uuid`. Ordered by `scheduled_at`, earliest first.',
-      tags,
-      query: TaskListQuery,
-      response: ListEnvelope(TaskSchema),
-      handler: async ({ query, em }) => {
-        const where = {
-          ...(query.status ? { status: query.status as Task['status'] } : {}),
-          ...(query.agent_uuid ? { agentUuid: query.agent_uuid } : {}),
-          ...(query.contact_uuid ? { contactUuid: query.contact_uuid } : {}),
-          ...(query.campaign_uuid ? { campaignUuid: query.campaign_uuid } : {}),
-          ...(query.pool_uuid ? { poolUuid: query.pool_uuid } : {}),
-        };
-        const [rows, total] = await em.findAndCount(Task, where, { orderBy: { scheduledAt: 'asc', uuid: 'asc' }, ...pageWindow(query) });
-        return pageOf(rows.map(taskJson), total, query);
-      },
-    }),
-  );
+const listTasks = listRoute({
+  path: '/api/v1/tasks',
+  summary: 'List tasks, by due time',
+  description: 'Filters combine: `status`, `agent_uuid`, `contact_uuid`, `campaign_uuid`, `pool_uuid`. Ordered by `scheduled_at`, earliest first.',
+  tags,
+  query: TaskListQuery,
+  item: TaskSchema,
+  page: async ({ query, em }) => {
+    const where = {
+      ...(query.status ? { status: query.status as Task['status'] } : {}),
+      ...(query.agent_uuid ? { agentUuid: query.agent_uuid } : {}),
+      ...(query.contact_uuid ? { contactUuid: query.contact_uuid } : {}),
+      ...(query.campaign_uuid ? { campaignUuid: query.campaign_uuid } : {}),
+      ...(query.pool_uuid ? { poolUuid: query.pool_uuid } : {}),
+    };
+    const [rows, total] = await em.findAndCount(Task, where, { orderBy: { scheduledAt: 'asc', uuid: 'asc' }, ...pageWindow(query) });
+    return [rows.map(taskJson), total];
+  },
+});
 
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/tasks/:uuid',
-      summary: 'Read a task',
-      tags,
-      params: TaskParams,
-      errors: [404],
-      response: DataEnvelope(TaskSchema),
-      handler: async ({ params, em }) => {
-        const task = await findByUuid(em, Task, params.uuid);
-        if (!task) throw new NotFoundError(TASK_NOT_FOUND);
-        return { data: taskJson(task) };
-      },
-    }),
-  );
+const readTask = readRoute({
+  path: '/api/v1/tasks/:uuid',
+  summary: 'Read a task',
+  tags,
+  params: TaskParams,
+  resource: TaskSchema,
+  read: async ({ params, em }) => {
+    const task = await findByUuid(em, Task, params.uuid);
+    if (!task) throw new NotFoundError(TASK_NOT_FOUND);
+    return taskJson(task);
+  },
+});
 
-  http.route(
-    defineRoute({
-      method: 'PATCH',
-      path: '/api/v1/tasks/:uuid',
-      summary: 'Edit a task that has not started',
-      description:
-        'Only while it waits (`pending`, `scheduled`, `queued`): otherwise 409 (`Task has already started`, `Task is cancelled`, `Task has expired`). ' +
-        'Changes `title`, `description`, `scheduled_at` (future; the next attempt moves to it), `priority`, `expires_at`, `timezone`, the retry settings, `task_data` and `metadata` (both replaced whole). ' +
-        '`type`, `agent_uuid`, `contact_uuid`, `campaign_uuid`, `rule_uuid` and `auto_queue` are fixed at creation: they are taken only with their current value (422 otherwise). ' +
-        'Switching `retry_strategy` away from `custom` drops the `retry_schedule`. A task being run waits for its attempt to end, then answers 409 or the edit.',
-      tags,
-      params: TaskParams,
-      body: TaskUpdate,
-      errors: [404, 409],
-      response: DataEnvelope(TaskSchema),
-      handler: async ({ params, body, em }) => {
-        const task = await lockTask(em, params.uuid);
-        if (!task) throw new NotFoundError(TASK_NOT_FOUND);
-        if (!isWaiting(task)) throw notWaiting(task);
-        const now = new Date();
-        const errors: FieldErrors = {};
-        const fixed = { type: task.type, agent_uuid: task.agentUuid, contact_uuid: task.contactUuid, campaign_uuid: task.campaignUuid, rule_uuid: task.ruleUuid, auto_queue: task.autoQueue };
-        for (const [member, current] of Object.entries(fixed)) {
-          const sent = (body as Record<string, unknown>)[member];
-          if (sent !== undefined && sent !== current) add(errors, member, 'cannot be changed (create a new task instead)');
-        }
-        const scheduledAt = body.scheduled_at ? new Date(body.scheduled_at) : task.scheduledAt;
-        if (body.scheduled_at && scheduledAt.getTime() <= now.getTime()) add(errors, 'scheduled_at', 'must be in the future');
-        const expiresAt = body.expires_at === undefined ? task.expiresAt : body.expires_at === null ? null : new Date(body.expires_at);
-        if (expiresAt && (body.expires_at !== undefined || body.scheduled_at !== undefined)) {
-          const path = body.expires_at !== undefined ? 'expires_at' : 'scheduled_at';
-          if (expiresAt.getTime() <= scheduledAt.getTime()) add(errors, path, path === 'expires_at' ? 'must be after scheduled_at' : 'must be before expires_at');
-          else if (expiresAt.getTime() <= now.getTime()) add(errors, 'expires_at', 'must be in the future');
-        }
-        checkTimeZone(body.timezone, errors);
-        const retryStrategy = (body.retry_strategy ?? task.retryStrategy) as RetryStrategy;
-        const retry = {
-          maxRetryAttempts: body.max_retry_attempts ?? task.maxRetryAttempts,
-          retryIntervalMinutes: body.retry_interval_minutes ?? task.retryIntervalMinutes,
-          retryStrategy,
-          retrySchedule: body.retry_schedule !== undefined ? body.retry_schedule : retryStrategy === 'custom' ? task.retrySchedule : null,
-        };
-        checkRetrySettings(retry, errors);
-        if (body.task_data) checkTaskData(task.type, body.task_data, errors);
-        const sent = body.task_data ? splitTaskData(body.task_data) : { data: task.taskData, secret: undefined };
-        if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+const editTask = ({ bus, secrets }: TasksRuntime) =>
+  defineRoute({
+    method: 'PATCH',
+    path: '/api/v1/tasks/:uuid',
+    summary: 'Edit a task that has not started',
+    description:
+      'Only while it waits (`pending`, `scheduled`, `queued`): otherwise 409 (`Task has already started`, `Task is cancelled`, `Task has expired`). ' +
+      'Changes `title`, `description`, `scheduled_at` (future; the next attempt moves to it), `priority`, `expires_at`, `timezone`, the retry settings, `task_data` and `metadata` (both replaced whole). ' +
+      '`type`, `agent_uuid`, `contact_uuid`, `campaign_uuid`, `rule_uuid` and `auto_queue` are fixed at creation: they are taken only with their current value (422 otherwise). ' +
+      'Switching `retry_strategy` away from `custom` drops the `retry_schedule`. A task being run waits for its attempt to end, then answers 409 or the edit.',
+    tags,
+    params: TaskParams,
+    body: TaskUpdate,
+    errors: [404, 409],
+    response: DataEnvelope(TaskSchema),
+    handler: async ({ params, body, em }) => {
+      const task = await lockTask(em, params.uuid);
+      if (!task) throw new NotFoundError(TASK_NOT_FOUND);
+      if (!isWaiting(task)) throw notWaiting(task);
+      const { scheduledAt, expiresAt, retry, sent } = checkedEdit(task, body);
+      if (body.title !== undefined) task.title = body.title;
+      if (body.description !== undefined) task.description = body.description;
+      if (body.priority !== undefined) task.priority = body.priority;
+      if (body.timezone !== undefined) task.timezone = body.timezone;
+      if (body.metadata !== undefined) task.metadata = body.metadata;
+      if (body.scheduled_at) {
+        task.scheduledAt = scheduledAt;
+        task.nextAttemptAt = scheduledAt;
+      }
+      task.expiresAt = expiresAt;
+      Object.assign(task, retry);
+      task.taskData = sent.data;
+      task.webhookSecret = sealSentSecret(secrets, taskSecretColumn, task.tenantUuid, sent.secret, task.webhookSecret);
+      await em.flush();
+      // Re-armed whatever changed: the runner may have passed over this task while the edit held it.
+      await armDue(bus, task.uuid, task.nextAttemptAt ?? task.scheduledAt);
+      return { data: taskJson(task) };
+    },
+  });
 
-        if (body.title !== undefined) task.title = body.title;
-        if (body.description !== undefined) task.description = body.description;
-        if (body.priority !== undefined) task.priority = body.priority;
-        if (body.timezone !== undefined) task.timezone = body.timezone;
-        if (body.metadata !== undefined) task.metadata = body.metadata;
-        if (body.scheduled_at) {
-          task.scheduledAt = scheduledAt;
-          task.nextAttemptAt = scheduledAt;
-        }
-        task.expiresAt = expiresAt;
-        Object.assign(task, retry);
-        task.taskData = sent.data;
-        task.webhookSecret = sealSentSecret(secrets, taskSecretColumn, task.tenantUuid, sent.secret, task.webhookSecret);
-        await em.flush();
-        // Re-armed whatever changed: the runner may have passed over this task while the edit held it.
-        await armDue(bus, task.uuid, task.nextAttemptAt ?? task.scheduledAt);
-        return { data: taskJson(task) };
-      },
-    }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/tasks/:uuid/cancel',
-      summary: 'Cancel a task that has not started',
-      description:
-        'A waiting task (`pending`, `scheduled`, `queued`) becomes `cancelled` and is never run. Cancelling a cancelled task answers it unchanged. ' +
-        'A task that started or ended (`in_progress`, `completed`, `failed`, `expired`): 409. A task being run waits for its attempt to end first.',
-      tags,
-      params: TaskParams,
-      errors: [404, 409],
-      response: DataEnvelope(TaskSchema),
-      handler: async ({ params, em }) => {
-        const task = await lockTask(em, params.uuid);
-        if (!task) throw new NotFoundError(TASK_NOT_FOUND);
-        if (task.status === 'cancelled') return { data: taskJson(task) };
-        if (!isWaiting(task)) throw notWaiting(task);
-        task.status = 'cancelled';
-        task.finishedAt = new Date();
-        task.nextAttemptAt = null;
-        await em.flush();
-        return { data: taskJson(task) };
-      },
-    }),
-  );
+/** An edit's new times, retry settings and task data, every problem of it reported at once in one 422. */
+function checkedEdit(task: Task, body: Static<typeof TaskUpdate>) {
+  const now = new Date();
+  const errors: FieldErrors = {};
+  const fixed = { type: task.type, agent_uuid: task.agentUuid, contact_uuid: task.contactUuid, campaign_uuid: task.campaignUuid, rule_uuid: task.ruleUuid, auto_queue: task.autoQueue };
+  for (const [member, current] of Object.entries(fixed)) {
+    const sent = (body as Record<string, unknown>)[member];
+    if (sent !== undefined && sent !== current) add(errors, member, 'cannot be changed (create a new task instead)');
+  }
+  const scheduledAt = body.scheduled_at ? new Date(body.scheduled_at) : task.scheduledAt;
+  if (body.scheduled_at && scheduledAt.getTime() <= now.getTime()) add(errors, 'scheduled_at', 'must be in the future');
+  const expiresAt = body.expires_at === undefined ? task.expiresAt : body.expires_at === null ? null : new Date(body.expires_at);
+  if (expiresAt && (body.expires_at !== undefined || body.scheduled_at !== undefined)) {
+    const path = body.expires_at !== undefined ? 'expires_at' : 'scheduled_at';
+    if (expiresAt.getTime() <= scheduledAt.getTime()) add(errors, path, path === 'expires_at' ? 'must be after scheduled_at' : 'must be before expires_at');
+    else if (expiresAt.getTime() <= now.getTime()) add(errors, 'expires_at', 'must be in the future');
+  }
+  checkTimeZone(body.timezone, errors);
+  const retryStrategy = (body.retry_strategy ?? task.retryStrategy) as RetryStrategy;
+  const retry = {
+    maxRetryAttempts: body.max_retry_attempts ?? task.maxRetryAttempts,
+    retryIntervalMinutes: body.retry_interval_minutes ?? task.retryIntervalMinutes,
+    retryStrategy,
+    retrySchedule: body.retry_schedule !== undefined ? body.retry_schedule : retryStrategy === 'custom' ? task.retrySchedule : null,
+  };
+  checkRetrySettings(retry, errors);
+  if (body.task_data) checkTaskData(task.type, body.task_data, errors);
+  const sent = body.task_data ? splitTaskData(body.task_data) : { data: task.taskData, secret: undefined };
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  return { scheduledAt, expiresAt, retry, sent };
 }
+
+const cancelTask = defineRoute({
+  method: 'POST',
+  path: '/api/v1/tasks/:uuid/cancel',
+  summary: 'Cancel a task that has not started',
+  description:
+    'A waiting task (`pending`, `scheduled`, `queued`) becomes `cancelled` and is never run. Cancelling a cancelled task answers it unchanged. ' +
+    'A task that started or ended (`in_progress`, `completed`, `failed`, `expired`): 409. A task being run waits for its attempt to end first.',
+  tags,
+  params: TaskParams,
+  errors: [404, 409],
+  response: DataEnvelope(TaskSchema),
+  handler: async ({ params, em }) => {
+    const task = await lockTask(em, params.uuid);
+    if (!task) throw new NotFoundError(TASK_NOT_FOUND);
+    if (task.status === 'cancelled') return { data: taskJson(task) };
+    if (!isWaiting(task)) throw notWaiting(task);
+    task.status = 'cancelled';
+    task.finishedAt = new Date();
+    task.nextAttemptAt = null;
+    await em.flush();
+    return { data: taskJson(task) };
+  },
+});

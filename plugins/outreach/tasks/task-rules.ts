@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../../../core';
+import { isHttpUrl, type FieldErrors } from '../../../core';
 import type { RetryStrategy } from '../entities/task.entity';
 import type { TaskExecutor } from './task-executors';
 import { TASK_DATA_SECRET } from './task-view';
@@ -9,6 +9,7 @@ import { isTimeZone } from './zoned-time';
  * to one FieldErrors, so a request learns every problem at once.
  */
 
+const MAX_URL_LENGTH = 2048;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const add = (errors: FieldErrors, path: string, message: string) => void (errors[path] ??= []).push(message);
@@ -65,17 +66,7 @@ export function checkTaskData(type: string, taskData: Record<string, unknown>, e
   if (type === 'webhook') {
     const url = taskData.url;
     if (url === undefined || url === null) add(errors, 'task_data.url', 'is required for webhook tasks');
-    else if (!isHttpUrl(url)) add(errors, 'task_data.url', 'must be an http or https URL');
-  }
-}
-
-function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== 'string' || value.length > 2048) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
+    else if (typeof url !== 'string' || url.length > MAX_URL_LENGTH || !isHttpUrl(url)) add(errors, 'task_data.url', 'must be an http or https URL');
   }
 }
 

@@ -3,7 +3,7 @@ import { OutreachRule } from '../entities';
 import { Task, WAITING_STATUSES, type TaskStatus } from '../entities/task.entity';
 import { contactGapHold } from './contact-gap';
 import { armDue } from './due-messages';
-import type { TasksRuntime } from './index';
+import type { TasksRuntime } from './tasks-runtime';
 import { retryDelayMinutes } from './retry-delay';
 import { nextAllowedSlot } from './rule-window';
 import { DUE_SLACK_MS, claimNextDue, lockIfFree } from './task-claim';

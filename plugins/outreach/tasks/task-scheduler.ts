@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { createServiceRef } from '../../../core';
 import type { Task } from '../entities';
 
 /** A task to create on behalf of a campaign (its pool item) or the API. */
@@ -38,3 +39,6 @@ export interface TaskScheduler {
   /** Cancels the waiting pool tasks of a campaign (pause, completion) or of one pool (its deletion), in one statement; returns how many. */
   cancelWaiting(em: EntityManager, scope: { campaignUuid: string } | { poolUuid: string }): Promise<number>;
 }
+
+/** The plugin's one scheduler, shared by its routes and `outreachTasksRef` (not exported from index.ts). */
+export const taskSchedulerRef = createServiceRef<TaskScheduler>('outreach.task-scheduler');

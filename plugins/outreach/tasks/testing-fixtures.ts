@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../../core/testing';
 
 export const fixtures: ResourceFixtures = {
   /** A waiting `follow_up` task a day ahead, of a new agent, for a contact found or created by email. */

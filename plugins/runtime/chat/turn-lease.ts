@@ -2,11 +2,26 @@ import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError } from '../../../core';
 
+/** What a turn holds while it runs: give it back with `release` in the turn's last transaction. */
+export interface HeldLease {
+  conversationUuid: string;
+  holder: string;
+  /** Whether `release` ran in a transaction that committed; else the turn's end gives it back on its own. */
+  released: boolean;
+}
+
+/** Thrown inside the taking transaction when another process holds the lease: rolled back, then tried again. */
+class LeaseTaken extends Error {}
+
 /**
  * Two turns of one conversation run one after the other, never interleaved: each takes
  * the conversation's lease (a row of runtime_turn_leases, see the entity) before it
  * reads the history and gives it back once its messages are recorded. Turns of one
  * process queue in memory first, so only turns of different processes poll the row.
+ *
+ * The lease is written in the turn's first transaction and deleted in its last, so it
+ * costs no commit of its own; a turn that fails between them deletes it on its way out,
+ * and one whose process dies leaves a row that expires (`RUNTIME_TURN_LEASE_MS`).
  */
 export class TurnLeases {
   /** The tail of each conversation's queue in this process. */
@@ -14,8 +29,18 @@ export class TurnLeases {
 
   constructor(private readonly settings: { turnWaitMs: number; turnLeaseMs: number }) {}
 
-  /** Runs `turn` holding the conversation's lease; 409 when another turn holds it past `turnWaitMs`. */
-  async run<T>(em: EntityManager, tenantUuid: string, conversationUuid: string, turn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `turn` holding the conversation's lease. `first` is the turn's first
+   * transaction: it runs with the lease taken in it, and again after a wait when another
+   * process holds it; 409 when that lasts past `turnWaitMs`.
+   */
+  async run<F, T>(
+    em: EntityManager,
+    tenantUuid: string,
+    conversationUuid: string,
+    first: (tx: EntityManager) => Promise<F>,
+    turn: (opened: F, lease: HeldLease) => Promise<T>,
+  ): Promise<T> {
     const deadline = Date.now() + this.settings.turnWaitMs;
     const before = this.queues.get(conversationUuid) ?? Promise.resolve();
     let done!: () => void;
@@ -24,11 +49,12 @@ export class TurnLeases {
     this.queues.set(conversationUuid, tail);
     try {
       await withDeadline(before, deadline);
-      const holder = await this.take(em, tenantUuid, conversationUuid, deadline);
+      const lease: HeldLease = { conversationUuid, holder: crypto.randomUUID(), released: false };
+      const opened = await this.take(em, tenantUuid, lease, deadline, first);
       try {
-        return await turn();
+        return await turn(opened, lease);
       } finally {
-        await em.getConnection().execute(`delete from runtime_turn_leases where conversation_uuid = ? and holder = ?`, [conversationUuid, holder]);
+        if (!lease.released) await em.fork().getConnection().execute(`delete from runtime_turn_leases where conversation_uuid = ? and holder = ?`, [conversationUuid, lease.holder]);
       }
     } finally {
       done();
@@ -36,17 +62,30 @@ export class TurnLeases {
     }
   }
 
-  private async take(em: EntityManager, tenantUuid: string, conversationUuid: string, deadline: number): Promise<string> {
-    const holder = crypto.randomUUID();
+  /** Gives the lease back in `tx`, the turn's last transaction; marked released once that commits. */
+  async release(tx: EntityManager, lease: HeldLease): Promise<void> {
+    await tx.getConnection().execute(`delete from runtime_turn_leases where conversation_uuid = ? and holder = ?`, [lease.conversationUuid, lease.holder], 'run', tx.getTransactionContext());
+  }
+
+  private async take<F>(em: EntityManager, tenantUuid: string, lease: HeldLease, deadline: number, first: (tx: EntityManager) => Promise<F>): Promise<F> {
     for (let wait = 5; ; wait = Math.min(wait * 2, 250)) {
-      const rows: unknown[] = await em.getConnection().execute(
-        `insert into runtime_turn_leases (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, holder, expires_at) ` +
-          `values (gen_random_uuid(), ?, now(), now(), ?, ?, now() + ? * interval '1 millisecond') ` +
-          `on conflict (conversation_uuid) do update set holder = excluded.holder, expires_at = excluded.expires_at, updated_at = now() ` +
-          `where runtime_turn_leases.expires_at < now() returning holder`,
-        [tenantUuid, conversationUuid, holder, this.settings.turnLeaseMs],
-      );
-      if (rows.length > 0) return holder;
+      try {
+        return await em.fork().transactional(async (tx) => {
+          const rows: unknown[] = await tx.getConnection().execute(
+            `insert into runtime_turn_leases (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, holder, expires_at) ` +
+              `values (gen_random_uuid(), ?, now(), now(), ?, ?, now() + ? * interval '1 millisecond') ` +
+              `on conflict (conversation_uuid) do update set holder = excluded.holder, expires_at = excluded.expires_at, updated_at = now() ` +
+              `where runtime_turn_leases.expires_at < now() returning holder`,
+            [tenantUuid, lease.conversationUuid, lease.holder, this.settings.turnLeaseMs],
+            'all',
+            tx.getTransactionContext(),
+          );
+          if (rows.length === 0) throw new LeaseTaken();
+          return first(tx);
+        });
+      } catch (error) {
+        if (!(error instanceof LeaseTaken)) throw error;
+      }
       if (Date.now() + wait > deadline) throw busy();
       await new Promise((resolve) => setTimeout(resolve, wait));
     }

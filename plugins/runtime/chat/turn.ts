@@ -28,7 +28,7 @@ import { runTools, type ToolOutcome } from '../tools/tool-runner';
 import { RUNTIME_TOPICS, type IntentCalledEvent } from '../topics';
 import { activeRoutingRules, dailyLimit, guardRulesFor, localDayStart, splitMessages, workingHours } from '../turn-rules';
 import type { ChatRequestJson, ChatTurnJson } from './chat-schemas';
-import type { TurnLeases } from './turn-lease';
+import type { HeldLease, TurnLeases } from './turn-lease';
 
 export interface TurnDeps {
   llm: LlmService;
@@ -62,36 +62,37 @@ const DEFAULT_CLOSING_LINE = 'Thank you for reaching out. Goodbye!';
 /**
  * One turn of a conversation (decisions-2.md §1). Each transaction runs on a fresh fork,
  * so what one step read (the agent, the history) is not change-tracked by the next's flush.
- * `begin` does what can still answer
- * with a status (404, 409) before a stream starts; `run` takes the conversation's turn
- * lease and then works in three steps, none holding a database connection while the
- * model or a tool is waited for:
- *   1. a short transaction records the customer's message and reads the history;
+ * `begin` does what can still answer with a status (404, 409) before a stream starts,
+ * with reads only (a new conversation is opened there). `run` works in three steps,
+ * none holding a database connection while the model or a tool is waited for:
+ *   1. a short transaction takes the conversation's turn lease, records the customer's
+ *      message and reads the history;
  *   2. outside any transaction: the rules that need no model (working hours, daily
  *      limits), else the prompt, the model rounds with their tools, and the guard check
  *      beside the first round;
  *   3. a short transaction records the agent's and the tools' messages, the status
- *      change, and publishes `intent_called`.
+ *      change, publishes `intent_called` and gives the lease back.
  */
 export class Turn {
   constructor(private readonly deps: TurnDeps) {}
 
   async begin(em: EntityManager, tenant: TenantRef, agentUuid: string, body: ChatRequestJson): Promise<BegunTurn> {
     // The agents plugin's JSON, typed where the runtime reads it (AgentView).
-    const agent = (await this.deps.agents.get(agentUuid)) as AgentView | null;
+    const agent = (await this.deps.agents.getWithoutSlots(agentUuid)) as AgentView | null;
     if (!agent) throw new NotFoundError('Agent not found');
     const inactive = () => new ConflictError(`The agent is ${agent.status}; only an active agent answers`);
-    const conversation = await em.fork().transactional(async (tx) => {
-      if (body.conversation_uuid) {
-        // What does not exist answers 404 before what exists but cannot talk answers 409.
-        const found = await this.deps.conversations.lock(tx, body.conversation_uuid);
-        if (!found) throw new NotFoundError('Conversation not found');
-        if (agent.status !== 'active') throw inactive();
-        if (found.agent_uuid !== agent.agent_uuid) throw new ConflictError('The conversation is another agent’s');
-        if (found.status !== 'open') throw new ConflictError(`The conversation is ${found.status}`);
-        return found;
-      }
+    if (body.conversation_uuid) {
+      // A read without a lock: the turn's first transaction checks the status again under its lock.
+      const found = await this.deps.conversations.find(em.fork(), body.conversation_uuid);
+      // What does not exist answers 404 before what exists but cannot talk answers 409.
+      if (!found) throw new NotFoundError('Conversation not found');
       if (agent.status !== 'active') throw inactive();
+      if (found.agent_uuid !== agent.agent_uuid) throw new ConflictError('The conversation is another agent’s');
+      if (found.status !== 'open') throw new ConflictError(`The conversation is ${found.status}`);
+      return { tenant, agent, conversation: found, message: body.message };
+    }
+    if (agent.status !== 'active') throw inactive();
+    const conversation = await em.fork().transactional(async (tx) => {
       const contact = body.contact && (body.contact.phone_number || body.contact.email) ? (await this.deps.contacts.findOrCreate(body.contact, 'contact')).contact : null;
       return this.deps.conversations.open(tx, { agentUuid: agent.agent_uuid, contactUuid: contact?.uuid ?? null, channel: (body.channel ?? 'chat') as Channel });
     });
@@ -99,31 +100,31 @@ export class Turn {
   }
 
   run(em: EntityManager, begun: BegunTurn, stream?: EventStreamWriter): Promise<ChatTurnJson> {
-    return this.deps.leases.run(em, begun.tenant.uuid, begun.conversation.uuid, () => this.underLease(em, begun, stream));
-  }
-
-  private async underLease(em: EntityManager, begun: BegunTurn, stream?: EventStreamWriter): Promise<ChatTurnJson> {
-    const { agent } = begun;
+    const limit = dailyLimit(begun.agent);
     const conversationUuid = begun.conversation.uuid;
-    const now = new Date();
-    const limit = dailyLimit(agent);
-
-    // 1. The customer's message, and what the model is to see.
-    const opened = await em.fork().transactional(async (tx) => {
+    // 1. The customer's message, and what the model is to see: the lease's own transaction.
+    const first = async (tx: EntityManager): Promise<Opened> => {
+      // Stamped once the lease is held: a turn that queued behind another comes after that one's replies.
+      const now = new Date();
       const conversation = await this.deps.conversations.lock(tx, conversationUuid);
       if (!conversation) throw new NotFoundError('Conversation not found');
       if (conversation.status !== 'open') throw new ConflictError(`The conversation is ${conversation.status}`);
       const customer = await this.deps.conversations.record(tx, conversationUuid, { sender: 'customer', content: begun.message, createdAt: now });
       const history = await this.deps.conversations.history(tx, conversationUuid, this.deps.settings.historyMessages);
-      const today = limit ? await this.deps.conversations.countCustomerMessagesSince(tx, conversationUuid, localDayStart(agent.timezone, now)) : 0;
-      return { conversation, customer, history, today };
-    });
+      const today = limit ? await this.deps.conversations.countCustomerMessagesSince(tx, conversationUuid, localDayStart(begun.agent.timezone, now)) : 0;
+      return { conversation, customer, history, today, now };
+    };
+    return this.deps.leases.run(em, begun.tenant.uuid, conversationUuid, first, (opened, lease) => this.underLease(em, begun, opened, lease, stream));
+  }
+
+  private async underLease(em: EntityManager, begun: BegunTurn, opened: Opened, lease: HeldLease, stream?: EventStreamWriter): Promise<ChatTurnJson> {
+    const conversationUuid = begun.conversation.uuid;
 
     // 2. The answer.
-    const answer = await this.answer(begun, opened.conversation, opened.history, opened.today, now, stream);
+    const answer = await this.answer(begun, opened.conversation, opened.history, opened.today, opened.now, stream);
 
-    // 3. What the turn said and did, recorded at once.
-    return em.fork().transactional(async (tx) => {
+    // 3. What the turn said and did, recorded at once, and the lease given back.
+    const turn = await em.fork().transactional(async (tx) => {
       // The tool calls, then what the agent said, in one go (one lock, one flush).
       const all = await this.deps.conversations.recordMany(tx, conversationUuid, [
         ...answer.tools.map((outcome) => ({ sender: 'agent' as const, messageType: 'tool' as const, content: toolMessageContent(outcome) })),
@@ -134,7 +135,7 @@ export class Turn {
       const recorded: MessageJson[] = all.slice(answer.tools.length);
       if (answer.status !== 'open') await this.deps.conversations.setStatus(tx, conversationUuid, answer.status, answer.reason);
       const messages = recorded.map((message) => ({ uuid: message.message_uuid, content: message.content, created_at: message.created_at }));
-      return {
+      const result = {
         conversation_uuid: conversationUuid,
         session_uuid: opened.customer.session_uuid,
         status: answer.status,
@@ -142,8 +143,12 @@ export class Turn {
         messages,
         tool_calls: answer.tools.map((outcome) => ({ name: outcome.call.name, arguments: outcome.call.arguments, status: outcome.status, duration_ms: outcome.durationMs })),
         transfer: answer.transfer,
-      };
+      } satisfies ChatTurnJson;
+      await this.deps.leases.release(tx, lease);
+      return result;
     });
+    lease.released = true;
+    return turn;
   }
 
   /** Step 2: what the agent says, and what becomes of the conversation. Holds no database connection while it waits. */
@@ -278,6 +283,16 @@ export class Turn {
       throw error;
     }
   }
+}
+
+/** What the turn's first transaction recorded and read. */
+interface Opened {
+  conversation: ConversationJson;
+  customer: MessageJson;
+  history: MessageJson[];
+  today: number;
+  /** When the turn began, under the lease. */
+  now: Date;
 }
 
 interface Answer {

@@ -1,7 +1,7 @@
 import type { BusService, Egress, HttpService, Logger, OrmService, QuotaService } from '../../../core';
 import type { TablesSettings } from '../tables-config';
 import { TABLE_TOPICS, type ImportJob } from '../topics';
-import { registerImportRoutes } from './import-routes';
+import { importRoutes } from './import-routes';
 import { IMPORT_ATTEMPTS, prepareImport, runImport, type PreparedImport } from './run-import';
 
 export interface ImportDeps {
@@ -19,7 +19,7 @@ export interface ImportDeps {
  * reads them into tables (TABLE_TOPICS.importRun).
  */
 export function registerImports(deps: ImportDeps): void {
-  registerImportRoutes(deps.http, deps);
+  for (const route of importRoutes(deps)) deps.http.route(route);
   deps.bus.consume<ImportJob, PreparedImport | null>(
     {
       name: 'run-import',

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../../core/testing';
 
 export const fixtures: ResourceFixtures = {
   /** An import of a tiny pasted CSV, and the table it creates. */

@@ -1,3 +1,5 @@
+import { isHttpUrl } from '../../../core';
+
 /**
  * The column types of a table and what each accepts. Two ways in: `checkValue` for
  * JSON values sent to the API (a number must be a JSON number), `parseCell` for text
@@ -37,16 +39,6 @@ export function normaliseDate(text: string): string | undefined {
   const check = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
   if (check.getUTCMonth() !== Number(m) - 1) return undefined;
   return date.toISOString();
-}
-
-export function isHttpUrl(text: string): boolean {
-  if (!/^https?:\/\//i.test(text)) return false;
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
 }
 
 /** A JSON value sent to the API for a column of `type`. */

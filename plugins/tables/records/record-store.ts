@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ValidationError, newUuid, type BusService, type FieldErrors, type QuotaService } from '../../../core';
+import { ValidationError, createServiceRef, newUuid, type BusService, type FieldErrors, type QuotaService } from '../../../core';
 import type { RecordFilter, RecordSort } from '../model/operators';
 import type { RecordIndexer } from '../model/record-indexer';
 import type { RecordJson } from '../model/views';
@@ -54,6 +54,9 @@ function throwIfAny(problems: FieldErrors): void {
  * one record event per record, all in the caller's transaction: a 422 writes nothing,
  * and no event goes out for a write that rolls back.
  */
+/** The plugin's one RecordStore, shared by the record routes and `tableRecordsRef` (not exported from index.ts). */
+export const recordStoreRef = createServiceRef<RecordStore>('tables.record-store');
+
 export class RecordStore {
   constructor(
     readonly bus: BusService,

@@ -1,4 +1,4 @@
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { ResourceFixtures } from '../../../core/testing';
 import { createSweepTable } from '../tables/testing-fixtures';
 
 export const fixtures: ResourceFixtures = {

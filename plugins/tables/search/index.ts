@@ -2,12 +2,12 @@ import type { BusService, Egress, HttpService, Logger, OrmService } from '../../
 import type { AgentDirectory } from '../../agents';
 import { TABLE_TOPICS, type RecordEvent, type SyncJob } from '../topics';
 import type { TablesSettings } from '../tables-config';
-import { registerAssignmentRoutes } from './assignment-routes';
+import { assignmentRoutes } from './assignment-routes';
 import { EMBED_TOPIC, embedBatch, queueEmbedding, storeBatch, type EmbedJob, type EmbeddedBatch } from './embeddings/embed-job';
 import { VectorStore } from './embeddings/vector-store';
 import { syncTableIndex } from './index-sync';
 import { hybridSearch } from './knowledge-service';
-import { registerSearchRoutes } from './search-routes';
+import { searchRoutes } from './search-routes';
 import { TableSearch } from './table-search';
 
 export { createRecordIndexer } from './record-indexer';
@@ -33,8 +33,7 @@ export function registerSearch({ http, bus, egress, logger, agents, settings }: 
   const store = new VectorStore(logger);
   const hybrid = hybridSearch(egress, settings, store);
   const search = new TableSearch(hybrid, logger);
-  registerSearchRoutes(http, { bus, agents, search });
-  registerAssignmentRoutes(http, agents);
+  for (const route of [...searchRoutes({ bus, agents, search }), ...assignmentRoutes(agents)]) http.route(route);
 
   bus.consume<SyncJob>({ name: 'sync-index', topics: [TABLE_TOPICS.indexSync] }, async (message, { em }) => {
     if (!message.tenant) return;

@@ -1,5 +1,4 @@
-import type { TestTenant } from '../../../core/testing';
-import type { ResourceFixtures } from '../../../core/testing/cross-tenant-sweep';
+import type { TestTenant, ResourceFixtures } from '../../../core/testing';
 
 /**
  * A table with the columns the record routes' body examples use (`name` text, `price`

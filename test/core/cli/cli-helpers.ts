@@ -16,11 +16,11 @@ export const ROOT = path.resolve(__dirname, '../../..');
  */
 export const CLI_TEST_TIMEOUT_MS = 180_000;
 
-/** Runs `switchboard <args>` as a user would, with only the given environment. */
-export async function switchboard(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs `switchboard <args>` as a user would, with only the given environment, in the installation's folder unless `cwd` says another. */
+export async function switchboard(args: string[], env: Record<string, string>, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), ...args], {
-      cwd: ROOT,
+      cwd,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', SECRETS_KEY, ...env },
     });
     return { code: 0, stdout, stderr };

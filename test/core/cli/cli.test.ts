@@ -55,7 +55,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'agent-webhooks/0001-agent-webhook-deliveries', 'flows/0001-flows', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'agent-webhooks/0001-agent-webhook-deliveries', 'flows/0001-flows', 'flows/0002-trigger-cursors', 'flows/0003-step-versions', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -87,7 +87,7 @@ describe('switchboard CLI', () => {
   it('loads a partner plugin from outside the installation that imports switchboard/core and MikroORM', async () => {
     const partner = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-partner-'));
     fs.mkdirSync(path.join(partner, 'acme-crm'));
-    fs.writeFileSync(path.join(partner, 'acme-crm', 'plugin.json'), JSON.stringify({ id: 'acme-crm' }));
+    fs.writeFileSync(path.join(partner, 'acme-crm', 'plugin.json'), JSON.stringify({ id: 'acme-crm', apiVersion: '1.0' }));
     fs.writeFileSync(
       path.join(partner, 'acme-crm', 'index.ts'),
       [

@@ -1,6 +1,6 @@
 import { MalformedPathError, RouteTable, routePathProblem } from '../../../core/http/route-table';
 import { RouteRegistry } from '../../../core/http/route-registry';
-import { BootError } from '../../../core/kernel/boot-error';
+import { BootError } from '../../../core/errors/boot-error';
 
 function table(): RouteTable<string> {
   const routes = new RouteTable<string>();

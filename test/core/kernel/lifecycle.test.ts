@@ -1,14 +1,15 @@
-import { coreServices, createServiceFactory, createServiceRef, definePlugin, defineRoute, Type } from '../../../core';
+import { configRef, coreServices, createServiceFactory, createServiceRef, definePlugin, defineRoute, Type } from '../../../core';
 import { startTestKernel } from '../../../core/testing';
 
 describe('kernel lifecycle', () => {
   it('initialises plugins in dependency order, hands them typed deps and runs start/stop hooks in order and reverse', async () => {
     const events: string[] = [];
     const greeterRef = createServiceRef<{ greet(name: string): string }>('test.greeter');
+    const baseConfig = { greeting: { format: String, default: 'hello' } };
     const base = definePlugin({
       id: 'base',
-      config: { greeting: { format: String, default: 'hello' } },
-      services: [createServiceFactory({ service: greeterRef, deps: { config: coreServices.config }, factory: ({ config }) => ({ greet: (n: string) => `${config.get('greeting')} ${n}` }) })],
+      config: baseConfig,
+      services: [createServiceFactory({ service: greeterRef, deps: { config: configRef(baseConfig) }, factory: ({ config }) => ({ greet: (n: string) => `${config.get('greeting')} ${n}` }) })],
       deps: { lifecycle: coreServices.lifecycle, logger: coreServices.logger },
       init({ lifecycle, logger }) {
         events.push(`init base (${lifecycle.role})`);
@@ -36,6 +37,40 @@ describe('kernel lifecycle', () => {
     expect(kit.logs.find((line) => line.message === 'base ready')).toMatchObject({ plugin: 'base' });
     await kit.stop();
     expect(events.slice(4)).toEqual(['stop top', 'stop base']);
+  });
+
+  it('builds a service once per kernel, shared by its own plugin (init and factories) and the plugins that depend on it', async () => {
+    const built: object[] = [];
+    const storeRef = createServiceRef<{ n: number }>('test.store');
+    const viewRef = createServiceRef<{ store: object }>('test.view');
+    const seen: object[] = [];
+    const owner = definePlugin({
+      id: 'owner',
+      services: [
+        createServiceFactory({
+          service: storeRef,
+          deps: {},
+          factory: () => {
+            const store = { n: built.length };
+            built.push(store);
+            return store;
+          },
+        }),
+        createServiceFactory({ service: viewRef, deps: { store: storeRef }, factory: ({ store }) => ({ store }) }),
+      ],
+      deps: { store: storeRef },
+      init: ({ store }) => void seen.push(store),
+    });
+    const user = definePlugin({ id: 'user', dependsOn: ['owner'], deps: { view: viewRef, store: storeRef }, init: ({ view, store }) => void seen.push(view.store, store) });
+    const first = await startTestKernel({ plugins: [owner, user] });
+    await first.stop();
+    expect(built).toHaveLength(1);
+    expect(seen.every((store) => store === built[0])).toBe(true);
+    const second = await startTestKernel({ plugins: [owner, user] });
+    await second.stop();
+    expect(built).toHaveLength(2);
+    expect(seen).toHaveLength(6);
+    expect(seen.slice(3).every((store) => store === built[1])).toBe(true);
   });
 
   it('refuses a service of a plugin that is not in dependsOn', async () => {

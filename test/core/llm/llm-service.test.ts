@@ -230,6 +230,20 @@ describe('llm service: usage records', () => {
     expect(await usageRows()).toEqual([]);
     expect(lines).toContainEqual(expect.objectContaining({ level: 'warn', message: 'could not record LLM usage', provider: 'openai-compatible', model: 'test-model' }));
   });
+
+  it('writes the rows of concurrent calls together, and a row the database refuses loses only itself', async () => {
+    for (let i = 0; i < 12; i++) server.reply({ content: `answer ${i}`, usage: { promptTokens: i, completionTokens: 1 } });
+    const llm = serviceWith();
+    const ghost: TenantRef = { uuid: '0190a000-0000-7000-8000-000000000001', slug: 'ghost', name: 'Ghost' };
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => runInContext({ tenant: i === 5 ? ghost : tenant }, () => llm.chat({ messages: [{ role: 'user', content: `q${i}` }], purpose: `batch.${i}` }))),
+    );
+    await llm.flushUsage();
+    const rows = await usageRows();
+    expect(rows.map((row) => row.purpose).sort()).toEqual(Array.from({ length: 12 }, (_, i) => `batch.${i}`).filter((purpose) => purpose !== 'batch.5').sort());
+    expect(rows.every((row) => row.tenantUuid === tenant.uuid)).toBe(true);
+    expect(lines.filter((line) => line.message === 'could not record LLM usage')).toHaveLength(1);
+  });
 });
 
 describe('llm service: logs', () => {

@@ -5,7 +5,7 @@ import { createOpenAiCompatibleProvider, type LlmConfig, type OpenAiCompatiblePr
 import type { Logger } from '../../../core/logging/logger';
 import { coreEntities } from '../../../core/kernel/core-entities';
 import { createTestDatabase } from '../../../core/testing';
-import { coreMigrations } from '../../../migrations';
+import { coreMigrations } from '../../../core/migrations';
 import { captureLogger } from '../../../core/testing/capture-logger';
 export { captureLogger };
 

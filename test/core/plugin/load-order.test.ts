@@ -1,5 +1,5 @@
 import { orderPlugins } from '../../../core/plugin/load-order';
-import { BootError } from '../../../core/kernel/boot-error';
+import { BootError } from '../../../core/errors/boot-error';
 
 const p = (id: string, dependsOn: string[] = []) => ({ id, dependsOn, origin: `/plugins/${id}` });
 

@@ -1,17 +1,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { definePlugin } from '../../../core';
+import { definePlugin, PLUGIN_API_VERSION } from '../../../core';
 import { installedPluginDirs, loadPlugins } from '../../../core/plugin/plugin-source';
 
 const CORE = path.resolve(__dirname, '../../../core');
 let root: string;
 
-/** Writes a plugin folder; `code` is the body of its index.ts. */
+/** Writes a plugin folder (built for this plugin API unless the manifest says otherwise); `code` is the body of its index.ts. */
 function writePlugin(dir: string, manifest: object, code?: string): string {
   const folder = path.join(root, dir);
   fs.mkdirSync(folder, { recursive: true });
-  fs.writeFileSync(path.join(folder, 'plugin.json'), JSON.stringify(manifest));
+  fs.writeFileSync(path.join(folder, 'plugin.json'), JSON.stringify({ apiVersion: PLUGIN_API_VERSION, ...manifest }));
   if (code !== undefined) fs.writeFileSync(path.join(folder, 'index.ts'), code);
   return folder;
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BootError } from '../../../core/kernel/boot-error';
+import { BootError } from '../../../core/errors/boot-error';
 import { createSecrets } from '../../../core/secrets/create-secrets';
 
 const newKey = (bytes = 32) => crypto.randomBytes(bytes).toString('base64');

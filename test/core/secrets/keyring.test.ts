@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import convict from 'convict';
-import { BootError } from '../../../core/kernel/boot-error';
+import { BootError } from '../../../core/errors/boot-error';
 import { deriveKeyId, parseKeyring } from '../../../core/secrets/keyring';
 import { secretsConfigSchema } from '../../../core/secrets/secrets-config';
 

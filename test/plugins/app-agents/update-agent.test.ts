@@ -3,8 +3,7 @@ import { coreServices, type TenantRef, type TenantService } from '../../../core'
 import { startTestKernel, type TestKernel, type TestTenant } from '../../../core/testing';
 import { agentWriterRef, type AgentWriter } from '../../../plugins/agents';
 import { agentsApp } from '../../../plugins/app-agents';
-import type { ActionContext } from '../../../plugins/flows';
-import { validateConfig } from '../../../plugins/flows/model/config-validation';
+import { inputProblems, runAction } from '../../../plugins/flows/testing-kit';
 
 const PLUGINS = ['agents', 'flows', 'app-agents'].map((id) => path.resolve(__dirname, '../../../plugins', id));
 const FLOW = '0190d5c2-0000-7000-8000-00000000f10a';
@@ -24,8 +23,9 @@ function inTransaction<T>(tenant: TenantRef, fn: () => Promise<T>): Promise<T> {
   return tenants.run(tenant, () => kit.kernel.orm.em.fork().transactional(fn));
 }
 
-const run = (agentUuid: string | null, input: Record<string, unknown>, tenant: TenantRef = kit.tenant) =>
-  inTransaction(tenant, async () => updateAgent.run({ input, agentUuid, step: { flowUuid: FLOW, stepUuid: FLOW, versionUuid: FLOW } } as unknown as ActionContext));
+/** The action as the engine runs a step of flow FLOW (the test kit: the tenant's transaction, the deps app-agents provided). */
+const run = async (agentUuid: string | null, input: Record<string, unknown>, tenant: TenantRef = kit.tenant) =>
+  (await runAction(agentsApp, 'update_agent', input, { kit, tenant, agentUuid, step: { flowUuid: FLOW } })).output;
 
 const createAgent = async (body: Record<string, unknown> = {}, owner: TestTenant = kit): Promise<string> =>
   (await owner.api.post('/api/v1/agents').send({ name: 'Reception', ...body }).expect(201)).body.data.agent_uuid;
@@ -82,7 +82,8 @@ describe('agents app: update_agent', () => {
   });
 
   it('fails for a step without an agent, an unknown agent, and another tenant’s agent', async () => {
-    await expect(run(null, { status: 'active' })).rejects.toThrow('update_agent needs the step’s agent_uuid');
+    // Refused as the builder refuses such a step, before the action runs (which refuses it too).
+    await expect(run(null, { status: 'active' })).rejects.toThrow('agent_uuid is required');
     await expect(run('0190d5c2-0000-7000-8000-0000000000ff', { status: 'active' })).rejects.toThrow('Agent not found');
     const other = await kit.createTenant();
     const theirs = await createAgent({}, other);
@@ -90,7 +91,7 @@ describe('agents app: update_agent', () => {
   });
 
   it('its input is a documented subset of the agent: at least one member, known members, PUT’s formats', () => {
-    const problems = (config: unknown) => validateConfig(updateAgent.input, config, { atRunTime: true });
+    const problems = (config: unknown) => inputProblems(updateAgent, config);
     expect(problems({ status: 'paused' })).toEqual({});
     expect(problems({})).toHaveProperty(['config']);
     expect(problems({ status: 'deleted', guidelines: [], name: '' })).toEqual({

@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { EgressRefusedError } from '../../../core';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
 import { httpApp } from '../../../plugins/app-http';
-import type { ActionContext } from '../../../plugins/flows';
-import { validateConfig } from '../../../plugins/flows/model/config-validation';
+import { inputProblems, runAction } from '../../../plugins/flows/testing-kit';
 
 interface Received {
   method: string;
@@ -44,9 +43,8 @@ beforeEach(() => {
 
 const request = httpApp.actions!.find((action) => action.key === 'request')!;
 
-/** What the engine hands the action; `request` uses only `input`, `egress` and `idempotencyKey`. */
-const run = (input: Record<string, unknown>, idempotencyKey = 'exec-1:step-2') =>
-  request.run({ input, egress: kit.kernel.egress, idempotencyKey } as unknown as ActionContext);
+/** The action as the engine runs it (the test kit), as step `step-2` of execution `exec-1`, through the kernel's egress. */
+const run = async (input: Record<string, unknown>) => (await runAction(httpApp, 'request', input, { kit, executionUuid: 'exec-1', step: { stepUuid: 'step-2' } })).output;
 
 describe('http request action', () => {
   it('sends the method, query, headers and a JSON body, with the step’s Idempotency-Key', async () => {
@@ -102,7 +100,7 @@ describe('http request action', () => {
   });
 
   it('its input needs a method and an http(s) URL, and refuses header names and values that would break the request', () => {
-    const problems = (config: unknown) => validateConfig(request.input, config, { atRunTime: true });
+    const problems = (config: unknown) => inputProblems(request, config);
     expect(problems({ method: 'GET', url: 'https://api.example.com/x' })).toEqual({});
     expect(problems({ url: 'ftp://example.com/file' })).toMatchObject({ 'config.method': ['is required'], 'config.url': expect.any(Array) });
     expect(problems({ method: 'FETCH', url: 'https://x.example' })).toHaveProperty(['config.method']);

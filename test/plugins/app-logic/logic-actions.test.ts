@@ -1,22 +1,15 @@
 import { logicApp } from '../../../plugins/app-logic';
-import type { ActionContext } from '../../../plugins/flows';
-import { validateConfig } from '../../../plugins/flows/model/config-validation';
+import { inputProblems, runAction } from '../../../plugins/flows/testing-kit';
 
 const action = (key: string) => logicApp.actions!.find((candidate) => candidate.key === key)!;
 
-/** Runs an action the way the engine does, recording the branch and the pause it asks for; logic actions touch nothing else. */
+/** Runs an action as the engine does (the kit), keeping the branch and the pause it asks for; logic actions touch nothing else. */
 async function run(key: string, input: unknown) {
-  const asked: { branch?: string; until?: Date } = {};
-  const context = {
-    input,
-    branch: (branch: string) => void (asked.branch = branch),
-    pause: ({ until }: { until: Date }) => void (asked.until = until),
-  } as unknown as ActionContext;
-  const output = await action(key).run(context);
-  return { output, ...asked };
+  const { output, branch, resumeAt } = await runAction(logicApp, key, input);
+  return { output, ...(branch !== null ? { branch } : {}), ...(resumeAt !== null ? { until: resumeAt } : {}) };
 }
 
-const problems = (key: string, config: unknown) => validateConfig(action(key).input, config, { atRunTime: true });
+const problems = (key: string, config: unknown) => inputProblems(action(key), config);
 
 describe('logic actions', () => {
   it('if_condition joins with and by default, chooses the branch, and reports each condition', async () => {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
 import { OPERATORS } from '../../../plugins/app-logic/conditions';
 import { logicApp } from '../../../plugins/app-logic';
-import { validateConfig } from '../../../plugins/flows/model/config-validation';
+import { inputProblems } from '../../../plugins/flows/testing-kit';
 
 const PLUGINS = ['agents', 'flows', 'app-logic'].map((id) => path.resolve(__dirname, '../../../plugins', id));
 
@@ -25,7 +25,7 @@ describe('logic option lists, through POST /api/v1/flow/apps/logic/options', () 
     });
     const ifCondition = logicApp.actions!.find((action) => action.key === 'if_condition')!;
     for (const value of await values('operators')) {
-      expect(validateConfig(ifCondition.input, { conditions: [{ left: 1, operator: value, right: 1 }] }, { atRunTime: true })).toEqual({});
+      expect(inputProblems(ifCondition, { conditions: [{ left: 1, operator: value, right: 1 }] })).toEqual({});
     }
   });
 
@@ -39,7 +39,7 @@ describe('logic option lists, through POST /api/v1/flow/apps/logic/options', () 
   it('delay_units lists the units delay accepts', async () => {
     expect(await values('delay_units')).toEqual(['seconds', 'minutes', 'hours', 'days']);
     const delay = logicApp.actions!.find((action) => action.key === 'delay')!;
-    for (const unit of await values('delay_units')) expect(validateConfig(delay.input, { amount: 1, unit }, { atRunTime: true })).toEqual({});
+    for (const unit of await values('delay_units')) expect(inputProblems(delay, { amount: 1, unit })).toEqual({});
   });
 
   it('filters a list by the user’s search, on the label', async () => {

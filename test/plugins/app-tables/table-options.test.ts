@@ -1,6 +1,6 @@
 import { startTestKernel, type ApiClient, type TestKernel } from '../../../core/testing';
 import { tablesApp } from '../../../plugins/app-tables';
-import { validateConfig } from '../../../plugins/flows/model/config-validation';
+import { inputProblems } from '../../../plugins/flows/testing-kit';
 import { AGGREGATES, COLUMN_TYPES, FILTER_OPERATORS, ORDER_DIRECTIONS, operatorsFor } from '../../../plugins/tables';
 import { PLUGINS, createTable, type Json } from './app-tables-helpers';
 
@@ -99,7 +99,7 @@ describe('tables option lists, through POST /api/v1/flow/apps/tables/options', (
     expect(res.body).toEqual({ success: true, data: pairs(FILTER_OPERATORS), next_cursor: null });
     for (const { value } of res.body.data) {
       const filter = value.startsWith('is_') ? { column: 'name', operator: value } : { column: 'name', operator: value, value: 'x' };
-      expect(validateConfig(findRecords.input, { table_id: TABLE, filters: [filter] }, { atRunTime: true })).toEqual({});
+      expect(inputProblems(findRecords, { table_id: TABLE, filters: [filter] })).toEqual({});
     }
   });
 
@@ -131,7 +131,7 @@ describe('tables option lists, through POST /api/v1/flow/apps/tables/options', (
     expect(aggregates).toEqual(pairs(AGGREGATES));
     expect(aggregates.map((o: Json) => o.value)).toEqual(['count', 'sum', 'avg', 'min', 'max']);
     for (const { value } of aggregates) {
-      expect(validateConfig(aggregate.input, { table_id: TABLE, aggregate: value, column: 'total' }, { atRunTime: true })).toEqual({});
+      expect(inputProblems(aggregate, { table_id: TABLE, aggregate: value, column: 'total' })).toEqual({});
     }
     const directions = (await options({ kind: 'order_directions' }).expect(200)).body.data;
     expect(directions).toEqual([
@@ -139,7 +139,7 @@ describe('tables option lists, through POST /api/v1/flow/apps/tables/options', (
       { label: 'Descending', value: 'desc' },
     ]);
     for (const { value } of directions) {
-      expect(validateConfig(findRecords.input, { table_id: TABLE, sort: [{ column: 'total', direction: value }] }, { atRunTime: true })).toEqual({});
+      expect(inputProblems(findRecords, { table_id: TABLE, sort: [{ column: 'total', direction: value }] })).toEqual({});
     }
     expect(pairs(ORDER_DIRECTIONS)).toEqual(directions);
   });

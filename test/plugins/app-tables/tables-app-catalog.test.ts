@@ -28,6 +28,13 @@ describe('the tables app in the flow catalog', () => {
     expect(schemaOf('find_records').properties.limit).toMatchObject({ minimum: 1, maximum: 1000 });
     expect(schemaOf('aggregate').properties.aggregate.enum).toEqual(['count', 'sum', 'avg', 'min', 'max']);
     expect(app.triggers[1].input_schema.properties).toHaveProperty('columns');
+    // Fields picked from an option list say which, and what the list depends on.
+    const columns = { kind: 'columns', params: { table_id: '{{config.table_id}}' }, dependsOn: ['table_id'] };
+    expect(schemaOf('find_records').properties.table_id['x-options']).toEqual({ kind: 'tables', params: {}, dependsOn: [] });
+    expect(schemaOf('find_records').properties.filters.items.properties.column['x-options']).toEqual(columns);
+    expect(schemaOf('find_records').properties.sort.items.properties.direction['x-options']).toEqual({ kind: 'order_directions', params: {}, dependsOn: [] });
+    expect(schemaOf('aggregate').properties.group_by['x-options']).toEqual(columns);
+    expect(app.triggers[1].input_schema.properties.columns).toMatchObject({ type: 'array', 'x-options': columns });
     expect(app.options.find((list: Json) => list.kind === 'columns').params_schema.required).toEqual(['table_id']);
   });
 });

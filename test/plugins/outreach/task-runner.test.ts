@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { runInContext } from '../../../core/context/request-context';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
-import { createTaskScheduler } from '../../../plugins/outreach/tasks';
+import { createScheduler } from '../../../plugins/outreach/tasks/task-scheduling';
 import { nextAllowedSlot } from '../../../plugins/outreach/tasks/rule-window';
 import { TASK_RUNNER_CONCURRENCY } from '../../../plugins/outreach/tasks/task-runner';
 import {
@@ -361,7 +361,7 @@ describe('the scheduler other folders use', () => {
     const otherPool = await mk(pools[1], contact.uuid);
     const otherContact = await mk(pools[0], other.uuid);
 
-    const scheduler = createTaskScheduler({ bus: kit.kernel.bus } as never);
+    const scheduler = createScheduler(kit.kernel.bus as never);
     const other_tenant = await kit.createTenant();
     // Another tenant with the same pool and contact ids cancels nothing of this one.
     const foreign = await runInContext({ tenant: other_tenant.tenant }, () => kit.kernel.orm.em.fork().transactional((em) => scheduler.cancelForPoolItem(em as never, pools[0], contact.uuid)));
@@ -375,7 +375,7 @@ describe('the scheduler other folders use', () => {
   });
 
   it('create inserts many tasks, each with its due message, in the caller’s transaction', async () => {
-    const scheduler = createTaskScheduler({ bus: kit.kernel.bus } as never);
+    const scheduler = createScheduler(kit.kernel.bus as never);
     const soon = new Date(Date.now() + 1500);
     const later = new Date(Date.now() + 3600_000);
     const created = await runInContext({ tenant: kit.tenant }, () =>

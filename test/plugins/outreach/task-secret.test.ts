@@ -61,5 +61,6 @@ describe('sealed webhook secrets and key rotation', () => {
       await pool.end();
       await database.drop();
     }
-  });
+    // Two kernels boot and migrate a database of their own, one after the other: over 30 s on a busy machine.
+  }, 120_000);
 });

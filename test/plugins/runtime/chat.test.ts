@@ -110,6 +110,27 @@ describe('POST /agents/{uuid}/chat', () => {
     expect(second.slice(-3)).toEqual([lines[earlier], lines[earlier + 1], lines[later]]);
   });
 
+  it('waits for a lease another process holds, and records the message once when it gets it', async () => {
+    const agent = await activeAgent(kit.api);
+    model.reply({ content: 'Welcome.' });
+    const first = (await kit.api.post(`/api/v1/agents/${agent}/chat`).send({ message: 'Hello' }).expect(200)).body.data;
+    // Another process's turn: its lease row, unexpired for 400 ms (it died without giving it back).
+    await kit.kernel.orm.em
+      .getConnection()
+      .execute(
+        `insert into runtime_turn_leases (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, holder, expires_at) select gen_random_uuid(), tenant_uuid, now(), now(), uuid, 'another-process', now() + interval '400 milliseconds' from conversations where uuid = ?`,
+        [first.conversation_uuid],
+      );
+    model.reply({ content: 'Sorry for the wait.' });
+    const started = Date.now();
+    const res = await kit.api.post(`/api/v1/agents/${agent}/chat`).send({ message: 'Still there?', conversation_uuid: first.conversation_uuid }).expect(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(res.body.data.reply.content).toBe('Sorry for the wait.');
+    const messages = (await kit.api.get(`/api/v1/conversations/${first.conversation_uuid}/messages`).expect(200)).body.data.items;
+    // Each attempt before the lease was free rolled back: the customer's message is there once.
+    expect(messages.map((m: any) => m.content)).toEqual(['Hello', 'Welcome.', 'Still there?', 'Sorry for the wait.']);
+  });
+
   it('answers 404 for another tenant’s agent or conversation, and 409 for an agent that is not active', async () => {
     const other = await kit.createTenant();
     const theirs = await activeAgent(other.api);
@@ -174,5 +195,12 @@ describe('POST /agents/{uuid}/chat', () => {
     expect(conversations).toHaveLength(1);
     const messages = (await kit.api.get(`/api/v1/conversations/${conversations[0].uuid}/messages`).expect(200)).body.data.items;
     expect(messages.map((m: any) => [m.sender, m.content])).toEqual([['customer', 'Anyone there?']]);
+    // The failed turn gave its lease back: none is left, and the next turn runs at once.
+    const leases = () => kit.kernel.orm.em.getConnection().execute('select holder from runtime_turn_leases where conversation_uuid = ?', [conversations[0].uuid]);
+    expect(await leases()).toEqual([]);
+    model.reply({ content: 'Back now.' });
+    const next = await kit.api.post(`/api/v1/agents/${agent}/chat`).send({ message: 'Hello?', conversation_uuid: conversations[0].uuid }).expect(200);
+    expect(next.body.data.reply.content).toBe('Back now.');
+    expect(await leases()).toEqual([]);
   });
 });

@@ -58,7 +58,7 @@ describe('POST /api/v1/flow/{uuid}/deploy', () => {
 
     const [version] = await versionsOf(flow.uuid);
     expect(version).toMatchObject({ uuid: live.live_version.uuid, number: 1, active: true, trigger_app_uid: 'kit', trigger_key: 'manual', hook_token: null });
-    const common = { agent_uuid: null, app_connection_uuid: null, app_uid: 'kit' };
+    const common = { agent_uuid: null, app_connection_uuid: null, app_uid: 'kit', definition_version: 1 };
     expect(version.definition).toEqual({
       trigger: trigger.uuid,
       steps: {

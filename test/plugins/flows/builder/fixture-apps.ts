@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Type, definePlugin } from '../../../../core';
-import { defineAction, defineFlowApp, defineTrigger, flowApps } from '../../../../plugins/flows';
+import { Auth, defineAction, defineFlowApp, defineTrigger, flowApps } from '../../../../plugins/flows';
 
 /**
  * Test-only flow apps for the builder tests, one per kind of rule they exercise, so the
@@ -106,7 +106,7 @@ export const crmApp = defineFlowApp({
   description: 'Builder test connect app',
   icon: 'https://crm.test/icon.png',
   category: 'connect',
-  auth: { schema: Type.Object({ api_key: Type.String({ minLength: 4 }) }, { additionalProperties: false }) },
+  auth: Auth.custom(Type.Object({ api_key: Type.String({ minLength: 4 }) }, { additionalProperties: false })),
   actions: [
     defineAction({
       key: 'create_contact',

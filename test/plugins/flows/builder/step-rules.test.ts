@@ -39,7 +39,7 @@ describe('the step as created and read', () => {
       parent_step_uuid: null,
       branch_key: null,
       app: { uid: 'kit', name: 'Kit', icon: 'https://kit.test/icon.png', category: 'builtin', requires_connection: false },
-      trigger: { key: 'manual', name: 'Manual start' },
+      trigger: { key: 'manual', name: 'Manual start', version: 1, latest_version: 1 },
       action: null,
       agent: null,
       app_connection: null,

@@ -1,8 +1,11 @@
 import crypto from 'node:crypto';
-import { startTestKernel, type ApiClient, type TestKernel } from '../../../../core/testing';
+import { startTestKernel, waitFor, type ApiClient, type TestKernel } from '../../../../core/testing';
+import { startFakeCrm } from './fake-crm';
 import { CATALOG_PLUGINS } from './fixture-apps';
 
-const CRM = { base_url: 'https://crm.example.com', api_key: 'a-valid-api-key' };
+// The fixture CRM tests a connection by asking its service (`/me`) who the key belongs to.
+let crm: Awaited<ReturnType<typeof startFakeCrm>>;
+let CRM: { base_url: string; api_key: string };
 
 async function connect(api: ApiClient, body: Record<string, unknown> = {}) {
   const res = await api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'Sales', credentials: CRM, ...body }).expect(201);
@@ -12,10 +15,20 @@ async function connect(api: ApiClient, body: Record<string, unknown> = {}) {
 describe('app connections', () => {
   let kit: TestKernel;
   beforeAll(async () => {
+    crm = await startFakeCrm(null);
+    CRM = { base_url: crm.url, api_key: 'a-valid-api-key' };
     // Every level, so access lines and debug output are covered by the secrets canary too.
     kit = await startTestKernel({ plugins: CATALOG_PLUGINS, config: { logLevel: 'silly' } });
   });
-  afterAll(() => kit?.stop());
+  afterAll(async () => {
+    await kit?.stop();
+    await crm?.close();
+  });
+  beforeEach(() => {
+    crm.requests.length = 0;
+    Object.assign(crm.state, { failing: false, hold: false });
+    crm.state.revoked.clear();
+  });
 
   const sql = (query: string, params: unknown[] = []) => kit.kernel.orm.em.fork().getConnection().execute(query, params);
 
@@ -53,18 +66,83 @@ describe('app connections', () => {
 
     expect((await refused({ app_uid: 'no_such_app', label: 'x', credentials: {} }, ['app_uid'])).errors.app_uid).toEqual(['is not an app of the catalog']);
     expect((await refused({ app_uid: 'fixture_palette', label: 'x', credentials: {} }, ['app_uid'])).errors.app_uid[0]).toContain('builtin');
-    const bad = await refused({ app_uid: 'fixture_crm', label: 'x', credentials: { base_url: 'not a url', api_key: 'short', extra: 1 } }, [
+    const bad = await refused({ app_uid: 'fixture_crm', label: 'x', credentials: { base_url: 'not a url', api_key: '', extra: 1 } }, [
       'credentials.base_url',
       'credentials.api_key',
       'credentials.extra',
     ]);
-    expect(bad.errors['credentials.api_key'][0]).toMatch(/fewer than 8 characters/);
+    expect(bad.errors['credentials.api_key'][0]).toMatch(/fewer than 1 characters/);
     await refused({ app_uid: 'fixture_crm', label: 'x', credentials: { base_url: CRM.base_url } }, ['credentials.api_key']);
     await refused({ app_uid: 'fixture_crm', label: '', credentials: CRM, colour: 'red' }, ['label', 'colour']);
     await refused({}, ['app_uid', 'label', 'credentials']);
     await refused({ app_uid: 'fixture_crm', label: 'x', credentials: 'key' }, ['credentials']);
 
     expect((await kit.api.get('/api/v1/flow/connections').expect(200)).body.data.pagination.total).toBe(before);
+    // Credentials the schema refuses never reach the app's service.
+    expect(crm.requests).toEqual([]);
+  });
+
+  describe('the app’s connection test', () => {
+    const count = async () => Number((await sql('select count(*)::int as n from flow_connections where tenant_uuid = ?', [kit.tenant.uuid]))[0].n);
+
+    it('passing: the connection is stored, tested with the credentials sent', async () => {
+      const before = await count();
+      await connect(kit.api, { label: 'Tested' });
+      expect(crm.requests).toEqual([{ path: '/me', query: {}, authorization: `Bearer ${CRM.api_key}` }]);
+      expect(await count()).toBe(before + 1);
+    });
+
+    it('failing: a 422 at credentials with the app’s message, and nothing is written', async () => {
+      crm.state.revoked.add('a-revoked-api-key');
+      const before = await count();
+      const res = await kit.api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'Revoked', credentials: { ...CRM, api_key: 'a-revoked-api-key' } }).expect(422);
+      expect(res.body).toEqual({
+        message: 'The app "Fixture CRM" refused the credentials: The CRM does not know this API key',
+        errors: { credentials: ['The CRM does not know this API key'] },
+      });
+      expect(await count()).toBe(before);
+    });
+
+    it('a test that cannot reach the service (or throws) is a 422 at credentials too, never a 500', async () => {
+      crm.state.failing = true;
+      const down = await kit.api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'Down', credentials: CRM }).expect(422);
+      expect(down.body.errors).toEqual({ credentials: ['could not be tested: the CRM answered 500'] });
+      const gone = await startFakeCrm(null);
+      await gone.close();
+      const unreachable = await kit.api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'Gone', credentials: { ...CRM, base_url: gone.url } }).expect(422);
+      expect(unreachable.body.errors.credentials[0]).toMatch(/^could not be tested: /);
+      expect(kit.logs.filter((line) => line.message === 'unhandled error')).toEqual([]);
+    });
+
+    it('PATCH tests new credentials (a refusal keeps the stored ones); a rename tests nothing', async () => {
+      const created = await connect(kit.api);
+      const [{ credentials: sealed }] = await sql('select credentials from flow_connections where uuid = ?', [created.uuid]);
+      crm.requests.length = 0;
+      await kit.api.patch(`/api/v1/flow/connections/${created.uuid}`).send({ label: 'Renamed' }).expect(200);
+      expect(crm.requests).toEqual([]);
+
+      crm.state.revoked.add('a-revoked-api-key');
+      const refused = await kit.api.patch(`/api/v1/flow/connections/${created.uuid}`).send({ label: 'Not this', credentials: { ...CRM, api_key: 'a-revoked-api-key' } }).expect(422);
+      expect(refused.body.errors).toEqual({ credentials: ['The CRM does not know this API key'] });
+      const [row] = await sql('select label, credentials from flow_connections where uuid = ?', [created.uuid]);
+      expect(row).toEqual({ label: 'Renamed', credentials: sealed });
+
+      await kit.api.patch(`/api/v1/flow/connections/${created.uuid}`).send({ credentials: { ...CRM, api_key: 'another-valid-key' } }).expect(200);
+      expect(crm.requests.map((request) => request.authorization)).toEqual(['Bearer a-revoked-api-key', 'Bearer another-valid-key']);
+    });
+
+    it('runs with no database transaction open: the row is written after the app’s service answered', async () => {
+      crm.state.hold = true;
+      const creating = kit.api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'Slow', credentials: CRM }).then((res) => res.status);
+      try {
+        await waitFor(() => crm.requests.length, (n) => n === 1);
+        const idleInTransaction = await sql(`select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`);
+        expect(idleInTransaction[0].n).toBe(0);
+      } finally {
+        crm.release();
+      }
+      expect(await creating).toBe(201);
+    });
   });
 
   it('PATCH renames, or replaces the credentials whole (validated); app_uid cannot change', async () => {
@@ -151,11 +229,14 @@ describe('app connections', () => {
     keep(await kit.api.get(`/api/v1/flow/connections/${created.uuid}`).expect(200));
     keep(await kit.api.get('/api/v1/flow/connections?per_page=100').expect(200));
     keep(await kit.api.patch(`/api/v1/flow/connections/${created.uuid}`).send({ credentials: { ...CRM, api_key: `${canary}-2` } }).expect(200));
-    keep(await kit.api.patch(`/api/v1/flow/connections/${created.uuid}`).send({ credentials: { ...CRM, api_key: 'short' } }).expect(422));
+    keep(await kit.api.patch(`/api/v1/flow/connections/${created.uuid}`).send({ credentials: { ...CRM, api_key: '' } }).expect(422));
+    crm.state.revoked.add(`${canary}-3`);
+    keep(await kit.api.patch(`/api/v1/flow/connections/${created.uuid}`).send({ credentials: { ...CRM, api_key: `${canary}-3` } }).expect(422));
     keep(await kit.api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'Canary', credentials: { base_url: canary, api_key: canary } }).expect(422));
 
     for (const body of bodies) expect(JSON.stringify(body)).not.toContain(canary);
-    for (const body of bodies) expect(JSON.stringify(body)).not.toContain('credentials"');
+    // No member holds credentials (a 422 names the path `credentials` among its errors: a name, not a value).
+    for (const body of bodies) expect(JSON.stringify({ ...(body as object), errors: undefined })).not.toContain('credentials"');
     expect(JSON.stringify(kit.logs)).not.toContain(canary);
 
     const [row] = await sql('select credentials from flow_connections where uuid = ?', [created.uuid]);

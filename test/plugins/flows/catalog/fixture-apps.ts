@@ -1,17 +1,33 @@
 import path from 'node:path';
 import { definePlugin, Type, type Egress } from '../../../../core';
-import { defineAction, defineFlowApp, defineOptions, defineTrigger, flowApps, type FlowConnectionValue } from '../../../../plugins/flows';
+import { Auth, Options, defineAction, defineFlowApp, defineOptions, defineTrigger, flowApps, type CredentialsOf, type FlowConnectionValue } from '../../../../plugins/flows';
 
 export const AGENTS_PLUGIN = path.resolve(__dirname, '../../../../plugins/agents');
 export const FLOWS_PLUGIN = path.resolve(__dirname, '../../../../plugins/flows');
 
-type CrmCredentials = { base_url: string; api_key: string };
+/** An API key plus the CRM's own address; a connection is tested by asking the CRM who the key belongs to. */
+export const crmAuth = Auth.apiKey({
+  description: 'The API key from the CRM’s settings page',
+  extra: { base_url: Type.String({ format: 'uri' }) },
+  examples: [{ api_key: 'example-api-key', base_url: 'https://crm.example.com' }],
+  async test({ base_url, api_key }, { egress }) {
+    const res = await egress.request(`${base_url}/me`, { headers: { authorization: `Bearer ${api_key}` }, retries: 0 });
+    if (res.status === 401) return { valid: false, message: 'The CRM does not know this API key' };
+    if (res.status !== 200) throw new Error(`the CRM answered ${res.status}`);
+    return { valid: true };
+  },
+});
+
+type CrmCredentials = CredentialsOf<typeof crmAuth>;
 
 /** The CRM's API as the test server plays it: its own answers, bearer-authenticated with the connection's key. */
-async function crmGet(context: { egress: Egress; connection: FlowConnectionValue | null }, resource: string, query: Record<string, string>) {
-  const { base_url, api_key } = context.connection!.credentials as CrmCredentials;
+async function crmGet(context: { egress: Egress; connection: FlowConnectionValue<CrmCredentials> | null }, resource: string, query: Record<string, string>) {
+  // Typed from crmAuth: no cast.
+  const { base_url, api_key } = context.connection!.credentials;
   return context.egress.request(`${base_url}/${resource}`, { query, headers: { authorization: `Bearer ${api_key}` }, retries: 0 });
 }
+
+const Module = Options('modules', {}, Type.String({ description: 'The module' }));
 
 /** A `connect` app whose option lists call its service (a local HTTP server the test starts). */
 export const crmApp = defineFlowApp({
@@ -20,19 +36,13 @@ export const crmApp = defineFlowApp({
   description: 'Contacts and deals in a customer relationship manager',
   icon: 'https://crm.example.com/icon.png',
   category: 'connect',
-  auth: {
-    description: 'The API key from the CRM’s settings page',
-    schema: Type.Object(
-      { base_url: Type.String({ format: 'uri' }), api_key: Type.String({ minLength: 8 }) },
-      { additionalProperties: false, examples: [{ base_url: 'https://crm.example.com', api_key: 'example-api-key' }] },
-    ),
-  },
+  auth: crmAuth,
   triggers: [
     defineTrigger({
       key: 'record_created',
       name: 'Record created',
       description: 'A record was added to a module',
-      input: Type.Object({ module: Type.String() }, { additionalProperties: false }),
+      input: Type.Object({ module: Module }, { additionalProperties: false }),
       outputSample: { id: 'r1', name: 'Ada Lovelace' },
     }),
   ],
@@ -41,14 +51,32 @@ export const crmApp = defineFlowApp({
       key: 'create_record',
       name: 'Create a record',
       description: 'Adds a record to a module',
-      input: Type.Object({ module: Type.String(), fields: Type.Record(Type.String(), Type.String()) }, { additionalProperties: false }),
+      input: Type.Object({ module: Module, fields: Type.Record(Type.String(), Type.String()) }, { additionalProperties: false }),
       outputSample: { id: 'r2' },
       run: () => ({ id: 'r2' }),
+    }),
+    defineAction({
+      auth: crmAuth,
+      key: 'tag_records',
+      name: 'Tag records',
+      description: 'Tags records of a module',
+      input: Type.Object(
+        {
+          module: Module,
+          // The records of the module chosen above: the list depends on `module`.
+          record_ids: Options('records', { params: { module: '{{config.module}}' } }, Type.Array(Type.String(), { minItems: 1 })),
+          tag: Type.String(),
+        },
+        { additionalProperties: false },
+      ),
+      outputSample: { tagged: 1 },
+      run: ({ input, connection }) => ({ tagged: input.record_ids.length, base_url: connection?.credentials.base_url ?? null }),
     }),
   ],
   options: [
     // The whole list at once: the server filters and pages it.
     defineOptions({
+      auth: crmAuth,
       kind: 'modules',
       params: Type.Object({}),
       async load(context) {
@@ -61,6 +89,7 @@ export const crmApp = defineFlowApp({
     }),
     // The CRM searches and pages its records itself.
     defineOptions({
+      auth: crmAuth,
       kind: 'records',
       params: Type.Object({ module: Type.String({ minLength: 1 }) }),
       searchable: true,
@@ -84,7 +113,7 @@ export const chatApp = defineFlowApp({
   description: 'Sends messages through a chat bot',
   icon: 'data:image/svg+xml;base64,PHN2Zy8+',
   category: 'connect',
-  auth: { schema: Type.Object({ bot_token: Type.String({ minLength: 1 }) }, { additionalProperties: false, examples: [{ bot_token: 'example-bot-token' }] }) },
+  auth: Auth.custom(Type.Object({ bot_token: Type.String({ minLength: 1 }) }, { additionalProperties: false, examples: [{ bot_token: 'example-bot-token' }] })),
   actions: [
     defineAction({
       key: 'send_message',
@@ -99,6 +128,9 @@ export const chatApp = defineFlowApp({
 
 /** 250 colours, so a static list spans three pages of 100. */
 export const COLORS = Array.from({ length: 250 }, (_, i) => ({ label: `Colour ${String(i + 1).padStart(3, '0')}`, value: `c${i + 1}` }));
+
+/** A list the tests change between two pages: the server's cursor must go on after the last option sent. */
+export const SWATCHES: Array<{ label: string; value: string }> = [];
 
 /** A `builtin` app with static option lists. */
 export const paletteApp = defineFlowApp({
@@ -126,8 +158,36 @@ export const paletteApp = defineFlowApp({
       params: Type.Object({ color: Type.String({ minLength: 1 }), depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })) }, { additionalProperties: false }),
       load: ({ params }) => ({ options: Array.from({ length: params.depth ?? 1 }, (_, i) => ({ label: `${params.color} ${i + 1}`, value: `${params.color}-${i + 1}` })) }),
     }),
+    defineOptions({ kind: 'swatches', params: Type.Object({}), load: () => ({ options: [...SWATCHES] }) }),
     defineOptions({ kind: 'exploding', params: Type.Object({}), load: () => Promise.reject(new Error('the palette is on fire')) }),
     defineOptions({ kind: 'malformed', params: Type.Object({}), load: () => ({ options: [{ label: 'no value' }] }) as never }),
+  ],
+});
+
+/** A `connect` app through OAuth 2.0: the catalog shows what it asks for, never the client credentials. */
+export const mailApp = defineFlowApp({
+  uid: 'fixture_mail',
+  name: 'Fixture Mail',
+  description: 'Sends e-mail from the user’s mailbox',
+  icon: 'https://mail.example.com/icon.png',
+  category: 'connect',
+  auth: Auth.oauth2({
+    authorizeUrl: 'https://mail.example.com/oauth/authorize',
+    tokenUrl: 'https://mail.example.com/oauth/token',
+    scopes: ['mail.send', 'mail.read'],
+    pkce: true,
+    clientIdKey: 'mailClientId',
+    clientSecretKey: 'mailClientSecret',
+  }),
+  actions: [
+    defineAction({
+      key: 'send_mail',
+      name: 'Send an e-mail',
+      description: 'Sends an e-mail',
+      input: Type.Object({ to: Type.String(), subject: Type.String() }, { additionalProperties: false }),
+      outputSample: { id: 'm1' },
+      run: () => ({ id: 'm1' }),
+    }),
   ],
 });
 
@@ -152,7 +212,7 @@ export const inboxApp = defineFlowApp({
 export const fixtureApps = definePlugin({
   id: 'flows-fixture-apps',
   dependsOn: ['flows'],
-  contributes: [crmApp, chatApp, paletteApp, inboxApp].map((app) => flowApps.add(app)),
+  contributes: [crmApp, chatApp, mailApp, paletteApp, inboxApp].map((app) => flowApps.add(app)),
 });
 
 export const CATALOG_PLUGINS = [AGENTS_PLUGIN, FLOWS_PLUGIN, fixtureApps];

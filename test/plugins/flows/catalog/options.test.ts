@@ -1,45 +1,16 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestKernel, type ApiClient, type TestKernel } from '../../../../core/testing';
-import { CATALOG_PLUGINS, COLORS } from './fixture-apps';
+import { startFakeCrm } from './fake-crm';
+import { CATALOG_PLUGINS, COLORS, SWATCHES } from './fixture-apps';
 
 const API_KEY = 'the-crm-api-key';
 
-/** Plays the CRM's API: modules (all at once) and records (searched and paged by the CRM). */
-function startCrm() {
-  const requests: Array<{ path: string; query: Record<string, string>; authorization?: string }> = [];
-  const state = { failing: false };
-  const records = ['Ada Lovelace', 'Alan Turing', 'Grace Hopper', 'Adele Goldberg'].map((name, i) => ({ id: `r${i + 1}`, name }));
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url!, 'http://crm');
-    requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams), authorization: req.headers.authorization });
-    const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (state.failing) return send(500, { error: 'down' });
-    if (req.headers.authorization !== `Bearer ${API_KEY}`) return send(401, { error: 'bad key' });
-    if (url.pathname === '/modules') return send(200, [{ id: 'contacts', name: 'Contacts' }, { id: 'deals', name: 'Deals' }]);
-    if (url.pathname === '/records') {
-      const search = (url.searchParams.get('search') ?? '').toLowerCase();
-      const matching = records.filter((record) => record.name.toLowerCase().includes(search));
-      // Two per page; the cursor is the CRM's own ("page-2"), passed through untouched.
-      const pageNo = Number((url.searchParams.get('cursor') ?? 'page-1').slice(5));
-      const items = matching.slice((pageNo - 1) * 2, pageNo * 2);
-      return send(200, { items, next: pageNo * 2 < matching.length ? `page-${pageNo + 1}` : null });
-    }
-    send(404, {});
-  });
-  return new Promise<{ url: string; requests: typeof requests; state: typeof state; close: () => Promise<void> }>((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, state, close: () => new Promise((done) => server.close(() => done())) }),
-    ),
-  );
-}
-
 describe('POST /api/v1/flow/apps/{uid}/options', () => {
   let kit: TestKernel;
-  let crm: Awaited<ReturnType<typeof startCrm>>;
+  let crm: Awaited<ReturnType<typeof startFakeCrm>>;
   let crmConnection: string;
   beforeAll(async () => {
-    crm = await startCrm();
+    // Any key it has not revoked: a connection's key passes the connection test, then may be revoked.
+    crm = await startFakeCrm(null);
     kit = await startTestKernel({ plugins: CATALOG_PLUGINS });
     crmConnection = await connect(kit.api, 'fixture_crm', { base_url: crm.url, api_key: API_KEY });
   });
@@ -50,7 +21,10 @@ describe('POST /api/v1/flow/apps/{uid}/options', () => {
   beforeEach(() => {
     crm.requests.length = 0;
     crm.state.failing = false;
+    crm.state.revoked.clear();
   });
+  /** What the option lists asked the CRM (not the connection tests of `connect`). */
+  const listCalls = () => crm.requests.filter((request) => request.path !== '/me');
 
   async function connect(api: ApiClient, app: string, credentials: Record<string, unknown>): Promise<string> {
     return (await api.post('/api/v1/flow/connections').send({ app_uid: app, label: app, credentials }).expect(201)).body.data.uuid;
@@ -87,6 +61,34 @@ describe('POST /api/v1/flow/apps/{uid}/options', () => {
       await options('fixture_palette', { kind: 'colors', search: 'c12' }).expect(200, { success: true, data: [], next_cursor: null });
     });
 
+    it('a cursor goes on after the last option sent: options added or removed before it are neither repeated nor skipped', async () => {
+      const swatch = (n: number) => ({ label: `Swatch ${n}`, value: `s${n}` });
+      SWATCHES.splice(0, SWATCHES.length, ...Array.from({ length: 250 }, (_, i) => swatch(i + 1)));
+      const first = await options('fixture_palette', { kind: 'swatches' }).expect(200);
+      expect(first.body.data.map((o: { value: string }) => o.value)).toEqual(SWATCHES.slice(0, 100).map((o) => o.value));
+      // Two added at the top, one removed from the first page: an offset would repeat one and skip none, or skip some.
+      SWATCHES.unshift(swatch(1000), swatch(1001));
+      SWATCHES.splice(SWATCHES.findIndex((o) => o.value === 's50'), 1);
+      const second = await options('fixture_palette', { kind: 'swatches', cursor: first.body.next_cursor }).expect(200);
+      expect(second.body.data[0]).toEqual(swatch(101));
+      expect(second.body.data).toHaveLength(100);
+      // The option the page ended on is gone: the next page starts after the one before it.
+      SWATCHES.splice(SWATCHES.findIndex((o) => o.value === 's200'), 1);
+      const third = await options('fixture_palette', { kind: 'swatches', cursor: second.body.next_cursor }).expect(200);
+      expect(third.body).toEqual({ success: true, data: Array.from({ length: 50 }, (_, i) => swatch(201 + i)), next_cursor: null });
+    });
+
+    it('a cursor is bound to its list and search: another kind, params or search is a 422 at cursor', async () => {
+      const first = await options('fixture_palette', { kind: 'colors', search: '1' }).expect(200);
+      const cursor = first.body.next_cursor;
+      // The same search, whatever its case and spaces: the same matches.
+      await options('fixture_palette', { kind: 'colors', search: ' 1 ', cursor }).expect(200);
+      const elsewhere = ['was returned for another list or search: send the `kind`, `params` and `search` of the page it came from'];
+      await refused('fixture_palette', { kind: 'colors', search: '2', cursor }, { cursor: elsewhere });
+      await refused('fixture_palette', { kind: 'colors', cursor }, { cursor: elsewhere });
+      await refused('fixture_palette', { kind: 'swatches', search: '1', cursor }, { cursor: elsewhere });
+    });
+
     it('passes params, and a list of one stays a list for the user to choose from', async () => {
       const one = await options('fixture_palette', { kind: 'shades', params: { color: 'blue' } }).expect(200);
       expect(one.body).toEqual({ success: true, data: [{ label: 'blue 1', value: 'blue-1' }], next_cursor: null });
@@ -95,7 +97,7 @@ describe('POST /api/v1/flow/apps/{uid}/options', () => {
     });
 
     it('422: unknown kind, params not matching the list’s schema, a connection given, a cursor it never returned', async () => {
-      await refused('fixture_palette', { kind: 'sizes' }, { kind: ['must be one of: colors, shades, exploding, malformed'] });
+      await refused('fixture_palette', { kind: 'sizes' }, { kind: ['must be one of: colors, shades, swatches, exploding, malformed'] });
       await refused('fixture_palette', { kind: 'shades', params: {} }, { 'params.color': ['is required'] });
       await refused('fixture_palette', { kind: 'shades', params: { color: 'red', depth: 9, hue: 1 } }, { 'params.depth': ['must be <= 5'], 'params.hue': ['is not a known member'] });
       const message = await refused('fixture_palette', { kind: 'colors', connection_uuid: crmConnection }, { connection_uuid: [expect.stringContaining('builtin app and takes no connection')] });
@@ -144,19 +146,23 @@ describe('POST /api/v1/flow/apps/{uid}/options', () => {
 
     it('credentials replaced by PATCH are the ones the next load sends', async () => {
       const uuid = await connect(kit.api, 'fixture_crm', { base_url: crm.url, api_key: 'an-outdated-key' });
+      crm.state.revoked.add('an-outdated-key');
       const refusedKey = await options('fixture_crm', { kind: 'modules', connection_uuid: uuid }).expect(200);
       // A key the service refuses is a state the user can fix, not an error.
       expect(refusedKey.body).toEqual({ success: true, data: [], next_cursor: null, state: 'unavailable', message: 'The CRM refused the API key of this connection' });
       await kit.api.patch(`/api/v1/flow/connections/${uuid}`).send({ credentials: { base_url: crm.url, api_key: API_KEY } }).expect(200);
       await options('fixture_crm', { kind: 'modules', connection_uuid: uuid }).expect(200);
-      expect(crm.requests.map((r) => r.authorization)).toEqual(['Bearer an-outdated-key', `Bearer ${API_KEY}`]);
+      expect(listCalls().map((r) => r.authorization)).toEqual(['Bearer an-outdated-key', `Bearer ${API_KEY}`]);
     });
 
     it('a failing service answers 502 with the cause, never a 500', async () => {
       crm.state.failing = true;
       const res = await options('fixture_crm', { kind: 'modules', connection_uuid: crmConnection }).expect(502);
       expect(res.body).toEqual({ success: false, message: 'The service of the app "Fixture CRM" failed to list modules: the CRM answered 500', data: [] });
-      const unreachable = await connect(kit.api, 'fixture_crm', { base_url: 'http://127.0.0.1:9', api_key: API_KEY });
+      // A CRM that answered the connection test, then went away.
+      const gone = await startFakeCrm(API_KEY);
+      const unreachable = await connect(kit.api, 'fixture_crm', { base_url: gone.url, api_key: API_KEY });
+      await gone.close();
       const down = await options('fixture_crm', { kind: 'modules', connection_uuid: unreachable }).expect(502);
       expect(down.body.message).toMatch(/^The service of the app "Fixture CRM" failed to list modules: /);
     });
@@ -176,7 +182,7 @@ describe('POST /api/v1/flow/apps/{uid}/options', () => {
       await refused('fixture_crm', { kind: 'people', connection_uuid: chat }, { kind: ['must be one of: modules, records'], connection_uuid: [expect.stringContaining('fixture_chat')] });
       await refused('fixture_crm', { kind: 'records', connection_uuid: 'not-a-uuid' }, { connection_uuid: ['must be a valid uuid', 'must be null'] });
       // Only the other tenant's own call reached the CRM: refused requests never load anything.
-      expect(crm.requests).toHaveLength(1);
+      expect(listCalls()).toHaveLength(1);
     });
 
     it('422 for an app with no list operation (the spec’s bot messaging case), whatever the request says', async () => {

@@ -1,8 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { startTestKernel, type TestKernel } from '../../../../core/testing';
+import { startFakeCrm } from './fake-crm';
 import { CATALOG_PLUGINS } from './fixture-apps';
 
 /**
@@ -12,15 +11,14 @@ import { CATALOG_PLUGINS } from './fixture-apps';
  */
 describe('catalog answers match their documented response schemas', () => {
   let kit: TestKernel;
-  // A CRM that refuses every key, so the options route answers with a state.
-  const refusing = http.createServer((_req, res) => res.writeHead(401).end());
+  let crm: Awaited<ReturnType<typeof startFakeCrm>>;
   beforeAll(async () => {
-    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    crm = await startFakeCrm(null);
     kit = await startTestKernel({ plugins: CATALOG_PLUGINS });
   });
   afterAll(async () => {
     await kit?.stop();
-    await new Promise((resolve) => refusing.close(resolve));
+    await crm?.close();
   });
 
   it('every answer validates against the route’s `response` (additional members refused)', async () => {
@@ -31,15 +29,16 @@ describe('catalog answers match their documented response schemas', () => {
       const validate = ajv.compile(route!.response!);
       expect({ route: `${method} ${path}`, errors: validate(body) ? null : validate.errors }).toEqual({ route: `${method} ${path}`, errors: null });
     };
-    const base = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
-    const connection = (await kit.api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'CRM', credentials: { base_url: base, api_key: 'refused-key' } }).expect(201)).body;
+    const connection = (await kit.api.post('/api/v1/flow/connections').send({ app_uid: 'fixture_crm', label: 'CRM', credentials: { base_url: crm.url, api_key: 'refused-key' } }).expect(201)).body;
+    // Revoked once the connection is made, so the options route answers with a state.
+    crm.state.revoked.add('refused-key');
     check('POST', '/api/v1/flow/connections', connection);
     const uuid = connection.data.uuid;
 
     check('GET', '/api/v1/flow/apps', (await kit.api.get('/api/v1/flow/apps').expect(200)).body);
     check('GET', '/api/v1/flow/apps/supports/triggers', (await kit.api.get('/api/v1/flow/apps/supports/triggers').expect(200)).body);
     check('GET', '/api/v1/flow/apps/supports/actions', (await kit.api.get('/api/v1/flow/apps/supports/actions').expect(200)).body);
-    for (const uid of ['fixture_crm', 'fixture_palette', 'fixture_chat', 'fixture_inbox']) {
+    for (const uid of ['fixture_crm', 'fixture_palette', 'fixture_chat', 'fixture_mail', 'fixture_inbox']) {
       check('GET', '/api/v1/flow/apps/:uid', (await kit.api.get(`/api/v1/flow/apps/${uid}`).expect(200)).body);
       check('GET', '/api/v1/flow/apps/:uid/triggers', (await kit.api.get(`/api/v1/flow/apps/${uid}/triggers`).expect(200)).body);
       check('GET', '/api/v1/flow/apps/:uid/actions', (await kit.api.get(`/api/v1/flow/apps/${uid}/actions`).expect(200)).body);

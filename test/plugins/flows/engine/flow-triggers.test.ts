@@ -36,6 +36,7 @@ describe('FlowTriggers', () => {
         flowUuid: flow.flowUuid,
         versionUuid: flow.versionUuid,
         stepUuid: flow.ids.trigger,
+        version: 1,
         config: { channel: 'sales' },
         agentUuid,
         appConnectionUuid: null,

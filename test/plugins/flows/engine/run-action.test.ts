@@ -38,6 +38,7 @@ function step(actionKey: string, config: Record<string, unknown>, extra: Partial
     executionUuid: newUuid(),
     appUid: 'probe',
     actionKey,
+    actionVersion: 1,
     agentUuid: null,
     appConnectionUuid: null,
     config,

@@ -1,4 +1,4 @@
-import type { PluginMigration } from '../core/plugin/define-plugin';
+import type { PluginMigration } from '../plugin/define-plugin';
 import { Migration0001Tenancy } from './0001-tenancy';
 import { Migration0002Bus } from './0002-bus';
 import { Migration0003LlmUsage } from './0003-llm-usage';

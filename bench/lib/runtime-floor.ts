@@ -1,0 +1,140 @@
+/**
+ * The floor of bench/runtime's tool turn: what this design must do for a turn, from bare
+ * `pg` and undici in the parent, with no kernel. It is the baseline's three calls (model,
+ * webhook, model) plus the statements a turn cannot do without:
+ *
+ *   the agent read                 one statement (the row and its intents)
+ *   the first transaction          begin; the turn lease; the conversation locked; the
+ *                                  customer's message; the session counted; its
+ *                                  message_created in the outbox; the history; commit
+ *   the last transaction           begin; the conversation locked; the tool and agent
+ *                                  messages; the session counted; their events and
+ *                                  intent_called in the outbox; the lease given back; commit
+ *   the usage                      one INSERT of both model calls' rows
+ *
+ * The outbox rows go to a copy of `bus_outbox`, so the kernel's consumers (idle while the
+ * floor runs) do not take them. The pool has the kernel's size. The floor shows how far
+ * the design's own statements let own time go at this concurrency on this machine; the
+ * platform is judged against it as well as against the goal.
+ */
+import crypto from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import { baselineTurn, wallClock, type BaselineTemplates, type ConversationState, type TurnSample } from './runtime-clients';
+
+export const FLOOR_OUTBOX = 'bench_floor_outbox';
+
+export interface FloorTarget {
+  pool: Pool;
+  tenantUuid: string;
+  agentUuid: string;
+  historyMessages: number;
+}
+
+/** The floor's outbox: a copy of the bus's, made once per bench database. */
+export async function prepareFloor(pool: Pool): Promise<void> {
+  await pool.query(`create table if not exists ${FLOOR_OUTBOX} (like bus_outbox including defaults)`);
+}
+
+const sessions = new WeakMap<ConversationState, string>();
+
+async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+const OUTBOX_INSERT =
+  `insert into ${FLOOR_OUTBOX} (id, message_id, topic, payload, headers, tenant_uuid, attempt, due_at, created_at) ` +
+  `select gen_random_uuid(), gen_random_uuid(), $1, entry, '{}'::jsonb, $2, 1, clock_timestamp(), clock_timestamp() from jsonb_array_elements($3::jsonb) as entry`;
+
+const MESSAGE_INSERT =
+  `insert into conversation_messages (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, session_uuid, agent_uuid, channel, sender, message_type, content) ` +
+  `select gen_random_uuid(), $1, now(), now(), $2, $3, $4, 'chat', m->>'sender', m->>'type', m->>'content' from jsonb_array_elements($5::jsonb) as m returning uuid`;
+
+/** One floor turn: the baseline's calls, with the design's statements around them. */
+export async function floorTurn(target: FloorTarget, t: BaselineTemplates, conversation: ConversationState, turnId: string): Promise<TurnSample> {
+  const started = performance.now();
+  const startedAt = wallClock();
+  const { pool, tenantUuid, agentUuid } = target;
+  try {
+    await pool.query(
+      `select a.*, (select coalesce(json_agg(i), '[]') from agent_intents i where i.agent_uuid = a.uuid) as intents from agents a where a.uuid = $1 and a.tenant_uuid = $2`,
+      [agentUuid, tenantUuid],
+    );
+    const isNew = conversation.uuid === null;
+    conversation.uuid ??= crypto.randomUUID();
+    const conversationUuid = conversation.uuid;
+    const holder = crypto.randomUUID();
+    await inTransaction(pool, async (client) => {
+      if (isNew) {
+        const sessionUuid = crypto.randomUUID();
+        sessions.set(conversation, sessionUuid);
+        await client.query(
+          `insert into conversations (uuid, tenant_uuid, created_at, updated_at, agent_uuid, channel, status, started_at) values ($1, $2, now(), now(), $3, 'chat', 'open', now())`,
+          [conversationUuid, tenantUuid, agentUuid],
+        );
+        await client.query(
+          `insert into conversation_sessions (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, agent_uuid, channel, status, started_at) values ($1, $2, now(), now(), $3, $4, 'chat', 'open', now())`,
+          [sessionUuid, tenantUuid, conversationUuid, agentUuid],
+        );
+      }
+      const taken = await client.query(
+        `insert into runtime_turn_leases (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, holder, expires_at) values (gen_random_uuid(), $1, now(), now(), $2, $3, now() + interval '3 minutes') ` +
+          `on conflict (conversation_uuid) do update set holder = excluded.holder, expires_at = excluded.expires_at where runtime_turn_leases.expires_at < now() returning holder`,
+        [tenantUuid, conversationUuid, holder],
+      );
+      if (taken.rowCount === 0) throw new Error('the floor found its own lease taken');
+      await client.query(`select uuid from conversations where uuid = $1 for update`, [conversationUuid]);
+      const sessionUuid = sessions.get(conversation)!;
+      const [message] = (await client.query(MESSAGE_INSERT, [tenantUuid, conversationUuid, sessionUuid, agentUuid, JSON.stringify([{ sender: 'customer', type: 'text', content: turnId }])])).rows;
+      await client.query(`update conversation_sessions set message_count = message_count + 1, last_customer_message_at = now(), updated_at = now() where uuid = $1`, [sessionUuid]);
+      await client.query(OUTBOX_INSERT, ['conversation.message_created', tenantUuid, JSON.stringify([{ message_uuid: message.uuid }])]);
+      await client.query(`select sender, message_type, content from conversation_messages where conversation_uuid = $1 order by created_at desc, uuid desc limit $2`, [
+        conversationUuid,
+        target.historyMessages,
+      ]);
+    });
+
+    // The calls, exactly as the baseline makes them.
+    const calls = await baselineTurn(t, false, conversation, turnId);
+    if (!calls.ok) throw new Error(calls.error);
+
+    await inTransaction(pool, async (client) => {
+      await client.query(`select uuid from conversations where uuid = $1 for update`, [conversationUuid]);
+      const sessionUuid = sessions.get(conversation)!;
+      const recorded = (
+        await client.query(MESSAGE_INSERT, [
+          tenantUuid,
+          conversationUuid,
+          sessionUuid,
+          agentUuid,
+          JSON.stringify([
+            { sender: 'agent', type: 'tool', content: '{"name":"check_order"}' },
+            { sender: 'agent', type: 'text', content: 'Your order is on its way.' },
+          ]),
+        ])
+      ).rows;
+      await client.query(`update conversation_sessions set message_count = message_count + 2, updated_at = now() where uuid = $1`, [sessionUuid]);
+      await client.query(OUTBOX_INSERT, ['conversation.message_created', tenantUuid, JSON.stringify(recorded.map((row) => ({ message_uuid: row.uuid })))]);
+      await client.query(OUTBOX_INSERT, ['agent.intent_called', tenantUuid, JSON.stringify([{ conversation_uuid: conversationUuid }])]);
+      await client.query(`delete from runtime_turn_leases where conversation_uuid = $1 and holder = $2`, [conversationUuid, holder]);
+    });
+    await pool.query(
+      `insert into llm_usage (uuid, tenant_uuid, provider, model, agent_uuid, purpose, prompt_tokens, completion_tokens, total_tokens, duration_ms, status, created_at) ` +
+        `select gen_random_uuid(), $1, 'openai-compatible', 'bench', $2, 'runtime.turn', 10, 5, 15, 1, 'ok', now() from generate_series(1, 2)`,
+      [tenantUuid, agentUuid],
+    );
+    return { turnId, startedAt, latency: performance.now() - started, firstDeltaAt: null, ok: true };
+  } catch (error) {
+    return { turnId, startedAt, latency: performance.now() - started, firstDeltaAt: null, ok: false, error: String((error as Error).message ?? error) };
+  }
+}

@@ -1,0 +1,17 @@
+import type { BusService, HttpService, Logger, SecretsService } from '../../../core';
+import type { AgentDirectory } from '../../agents';
+import type { ContactDirectory } from '../../contacts';
+import type { TaskScheduler } from '../tasks/task-scheduler';
+
+/** What the campaigns folder (rules, campaigns, pools, listings) is given by the plugin's init. */
+export interface CampaignsRuntime {
+  http: HttpService;
+  bus: BusService;
+  logger: Logger;
+  secrets: SecretsService;
+  agents: AgentDirectory;
+  contacts: ContactDirectory;
+  tasks: TaskScheduler;
+  /** Task types that have an executor: a campaign of another type is refused. */
+  taskTypes: ReadonlySet<string>;
+}
