@@ -63,16 +63,16 @@ export default definePlugin({
     }),
     createServiceFactory({
       service: conversationWriterRef,
-      deps: { bus: coreServices.bus, config: configRef(conversationsConfig), agents: agentDirectoryRef },
-      factory: ({ bus, config, agents }, { extensions }) =>
-        createConversationWriter({ bus, agents, sessionization: sessionizationOf(extensions, config.all()), contacts: extensions.get(contactCheck) }),
+      deps: { bus: coreServices.bus, tenants: coreServices.tenant, config: configRef(conversationsConfig), agents: agentDirectoryRef },
+      factory: ({ bus, tenants, config, agents }, { extensions }) =>
+        createConversationWriter({ bus, tenants, agents, sessionization: sessionizationOf(extensions, config.all()), contacts: extensions.get(contactCheck) }),
     }),
   ],
-  deps: { http: coreServices.http, bus: coreServices.bus, config: configRef(conversationsConfig), agents: agentDirectoryRef },
-  init({ http, bus, config, agents }, { extensions }) {
+  deps: { http: coreServices.http, bus: coreServices.bus, tenants: coreServices.tenant, config: configRef(conversationsConfig), agents: agentDirectoryRef },
+  init({ http, bus, tenants, config, agents }, { extensions }) {
     const settings = config.all();
     registerMessageExport(http, settings);
-    const deps = { bus, agents, sessionization: sessionizationOf(extensions, settings), contacts: extensions.get(contactCheck) };
+    const deps = { bus, tenants, agents, sessionization: sessionizationOf(extensions, settings), contacts: extensions.get(contactCheck) };
     // Conversations of a deleted agent stay: they are history, which exports and evaluations refer to.
     registerConversations({ http, ...deps, writer: createConversationWriter(deps) });
   },
