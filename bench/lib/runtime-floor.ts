@@ -18,7 +18,8 @@
  * platform is judged against it as well as against the goal.
  */
 import crypto from 'node:crypto';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
+import { inPgTransaction } from '../../core/data/pg-transaction';
 import { baselineTurn, wallClock, type BaselineTemplates, type ConversationState, type TurnSample } from './runtime-clients';
 
 export const FLOOR_OUTBOX = 'bench_floor_outbox';
@@ -37,20 +38,6 @@ export async function prepareFloor(pool: Pool): Promise<void> {
 
 const sessions = new WeakMap<ConversationState, string>();
 
-async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 const OUTBOX_INSERT =
   `insert into ${FLOOR_OUTBOX} (id, message_id, topic, payload, headers, tenant_uuid, attempt, due_at, created_at) ` +
@@ -74,7 +61,7 @@ export async function floorTurn(target: FloorTarget, t: BaselineTemplates, conve
     conversation.uuid ??= crypto.randomUUID();
     const conversationUuid = conversation.uuid;
     const holder = crypto.randomUUID();
-    await inTransaction(pool, async (client) => {
+    await inPgTransaction(pool, async (client) => {
       if (isNew) {
         const sessionUuid = crypto.randomUUID();
         sessions.set(conversation, sessionUuid);
@@ -108,7 +95,7 @@ export async function floorTurn(target: FloorTarget, t: BaselineTemplates, conve
     const calls = await baselineTurn(t, false, conversation, turnId);
     if (!calls.ok) throw new Error(calls.error);
 
-    await inTransaction(pool, async (client) => {
+    await inPgTransaction(pool, async (client) => {
       await client.query(`select uuid from conversations where uuid = $1 for update`, [conversationUuid]);
       const sessionUuid = sessions.get(conversation)!;
       const recorded = (

@@ -1,4 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
+import { inPgTransaction } from '../data/pg-transaction';
 import type { Logger } from '../logging/logger';
 import type { SecretCipher } from './secret-cipher';
 import type { SecretColumn } from './secret-column';
@@ -84,7 +85,7 @@ async function rotateColumn(pool: Pick<Pool, 'connect'>, cipher: SecretCipher, c
 
   let after: string | undefined;
   for (;;) {
-    const batch = await inTransaction(pool, async (client) => {
+    const batch = await inPgTransaction(pool, async (client) => {
       const { rows } = await client.query<{ id: string; tenant: string | null; value: string }>(
         select(after !== undefined),
         after === undefined ? [prefix] : [prefix, after],
@@ -140,20 +141,6 @@ async function checkColumns(pool: Pick<Pool, 'connect'>, column: SecretColumn): 
   }
 }
 
-async function inTransaction<T>(pool: Pick<Pool, 'connect'>, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const result = await work(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 /** Identifiers are validated by defineSecretColumn, so quoting only guards reserved words. */
 function quote(identifier: string): string {
