@@ -89,6 +89,7 @@ export { preparedStatement, type PreparedStatement } from './data/prepared-state
 export { statementForeignKey, type StatementForeignKey } from './data/statement-foreign-key';
 export { newUuid } from './data/uuid';
 export type { TenantRef } from './context/request-context';
+export { requestTokenReference, tokenIsLive, activeTenant } from './tenancy/token-binding';
 export type { Logger } from './logging/logger';
 export { BootError } from './errors/boot-error';
 export { Type, type Static, type TSchema } from '@sinclair/typebox';

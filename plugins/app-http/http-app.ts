@@ -82,6 +82,8 @@ const request = defineAction({
     'A status of 400 or more fails the step unless `fail_on_error_status` is false; a timeout, a refused address or a too large response always fails it.',
   input: RequestInput,
   outputSample: { status: 200, headers: { 'content-type': 'application/json' }, body: { id: 42 } },
+  // Calls any URL: the engine runs it with no transaction open.
+  external: true,
   async run({ input, egress, idempotencyKey }) {
     const headers: Record<string, string> = Object.create(null); // header names come from the flow's input
     let key = idempotencyKey;

@@ -11,6 +11,10 @@ import { connectionCredentials } from './connections/connection-secret';
 import { registerEngine } from './engine';
 import * as entities from './entities';
 import { Migration0001Flows } from './migrations/0001-flows';
+import { ConnectionTokens } from './connections/connection-tokens';
+import type { ConfigReader } from './connections/oauth-client';
+import type { FlowsRuntime } from './flows-runtime';
+import { Migration0004OAuthConnections } from './migrations/0004-oauth-connections';
 import { Migration0002TriggerCursors } from './migrations/0002-trigger-cursors';
 import { Migration0003StepVersions } from './migrations/0003-step-versions';
 import { createFlowTriggers } from './runs/create-flow-triggers';
@@ -47,7 +51,10 @@ export {
   type FlowTriggerPoll,
   type TriggerPollContext,
   type PollResult,
+  type VendorCallContext,
 } from './app/flow-app';
+export { VendorError, vendorError, expectOk, retryAfterSeconds } from './app/vendor-error';
+export { ConnectionNeedsReauth, type ConnectionHttp, type TokenKeeper } from './connections/connection-http';
 export { contributeFlowApp, flowAppDepsRef, type FlowAppDepsRegistry } from './app/app-deps';
 export {
   Auth,
@@ -58,9 +65,24 @@ export {
   type CredentialsOf,
   type AuthTestContext,
   type AuthTestResult,
+  type RequestAuthorization,
 } from './app/auth';
 export { Options, type OptionLink } from './app/option-link';
 export { flowTriggersRef, flowCause, type FlowTriggers, type LiveTrigger } from './runs/flow-triggers';
+
+/**
+ * An app's own config, which it names as `deps.config` (its plugin's `configRef`): where
+ * its OAuth client and `{configKey}` URLs are read. Undefined for a key it lacks.
+ */
+function appConfigReader(catalog: FlowCatalog): (appUid: string) => ConfigReader {
+  return (appUid) => (key) => {
+    try {
+      return (catalog.appDeps(appUid)?.config as { get(key: string): unknown } | undefined)?.get(key);
+    } catch {
+      return undefined;
+    }
+  };
+}
 
 export default definePlugin({
   id: 'flows',
@@ -70,6 +92,7 @@ export default definePlugin({
     { name: '0001-flows', class: Migration0001Flows },
     { name: '0002-trigger-cursors', class: Migration0002TriggerCursors },
     { name: '0003-step-versions', class: Migration0003StepVersions },
+    { name: '0004-oauth-connections', class: Migration0004OAuthConnections },
   ],
   config: flowsConfig,
   provides: [flowApps, flowAppExtensions],
@@ -101,7 +124,10 @@ export default definePlugin({
   },
   init(deps, { extensions }) {
     deps.secrets.declareColumn(connectionCredentials);
-    const runtime = { ...deps, catalog: new FlowCatalog(extensions.items(flowApps), extensions.items(flowAppExtensions), deps.appDeps) };
+    const catalog = new FlowCatalog(extensions.items(flowApps), extensions.items(flowAppExtensions), deps.appDeps);
+    const appConfig = appConfigReader(catalog);
+    const tokens = new ConnectionTokens({ ...deps, catalog, appConfig });
+    const runtime: FlowsRuntime = { ...deps, catalog, appConfig, tokens };
     // App plugins hand their deps over in their own init, after this one.
     deps.lifecycle.onStart(() => runtime.catalog.assertDepsProvided());
     registerCatalogRoutes(runtime);

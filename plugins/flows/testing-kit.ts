@@ -11,3 +11,4 @@ export { inputProblems, type AppCallOptions } from './app-testing/app-call';
 export { recordingEgress, type RecordingEgress, type RecordedRequest, type ScriptedReply, type Responder } from './app-testing/recording-egress';
 export { recordingBus, type RecordingBus, type PublishedMessage } from './app-testing/recording-bus';
 export { startVendorServer, useVendorServer, type VendorServer, type VendorRoutes, type VendorHandler, type VendorRequest, type VendorReply } from './app-testing/vendor-server';
+export { startOAuthServer, type OAuthServer, type OAuthServerOptions, type IssuedTokens } from './app-testing/oauth-server';

@@ -3,6 +3,9 @@ import { coreServices, newUuid, ValidationError, type Egress, type FieldErrors, 
 import { captureLogger, type TestKernel } from '../../../core/testing';
 import { describeScope, flowAppDepsRef, type DepsScope, type FlowAppDepsRegistry } from '../app/app-deps';
 import type { FlowConnectionValue, FlowStepRef } from '../app/flow-app';
+import { connectionHttp, type ConnectionHttp, type TokenKeeper } from '../connections/connection-http';
+import { memoryTokens } from '../connections/memory-tokens';
+import type { ConfigReader } from '../connections/oauth-client';
 import { validateConfig } from '../model/config-validation';
 import { recordingEgress } from './recording-egress';
 
@@ -27,6 +30,14 @@ export interface AppCallOptions {
   version?: number;
   /** The step (flow, step and version uuids): random ones by default. */
   step?: Partial<FlowStepRef>;
+  /**
+   * Config values by key, read before the kit's config: an OAuth2 app's client id and
+   * secret and the `{configKey}`s of its token URL, which `context.http` refreshes an
+   * expired or refused access token with (the new tokens replace `connection.credentials`).
+   */
+  config?: Record<string, unknown>;
+  /** Keeps an OAuth2 connection's tokens instead of the kit's in-memory keeper (to count or fail refreshes). */
+  tokens?: TokenKeeper;
 }
 
 /** What app code is given in every context, and where it ran. */
@@ -36,6 +47,8 @@ export interface CallSetup {
   logger: Logger;
   logs: Array<Record<string, unknown>>;
   connection: FlowConnectionValue | null;
+  /** `context.http`: egress with the connection's credentials applied. */
+  http: ConnectionHttp;
   agentUuid: string | null;
   step: FlowStepRef & { versionUuid: string };
   /** `{ deps }` when the scope names deps or the test gave some; spread into the context. */
@@ -81,20 +94,37 @@ function depsOf(scope: DepsScope, options: AppCallOptions): CallSetup['deps'] {
   return { deps: options.kit.kernel.container.resolve<FlowAppDepsRegistry>(flowAppDepsRef.id).of(scope) };
 }
 
+/** Config by key: the test's own values first, then the app's own config (its `deps.config`); undefined for a key neither has. */
+function configReader(options: AppCallOptions, deps: CallSetup['deps']): ConfigReader {
+  const appConfig = deps.deps?.config as { get(key: string): unknown } | undefined;
+  return (key) => {
+    if (options.config && key in options.config) return options.config[key];
+    try {
+      return appConfig?.get(key);
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 /** Checks the step's references and builds what every context holds; throws the 422 of everything wrong with `inputProblems` and them. */
 export function setUpCall(scope: DepsScope, options: AppCallOptions, inputProblems: FieldErrors): CallSetup {
   refuse({ ...inputProblems, ...checkStepRefs(scope, options) });
   const { logger, lines } = captureLogger();
   const connection = options.connection ? { uuid: options.connection.uuid ?? newUuid(), label: options.connection.label ?? 'Test connection', credentials: options.connection.credentials } : null;
+  const egress = options.egress ?? options.kit?.kernel.egress ?? recordingEgress();
+  const auth = 'uid' in scope ? scope.auth : undefined;
+  const deps = depsOf(scope, options);
   return {
     tenant: options.tenant ?? options.kit?.tenant ?? { uuid: newUuid(), slug: 'acme', name: 'Acme' },
-    egress: options.egress ?? options.kit?.kernel.egress ?? recordingEgress(),
+    egress,
     logger,
     logs: lines,
     connection,
+    http: connectionHttp({ egress, auth, connection, tokens: options.tokens ?? memoryTokens(auth, egress, configReader(options, deps)) }),
     agentUuid: options.agentUuid ?? null,
     step: { flowUuid: options.step?.flowUuid ?? newUuid(), stepUuid: options.step?.stepUuid ?? newUuid(), versionUuid: options.step?.versionUuid ?? newUuid() },
-    deps: depsOf(scope, options),
+    deps,
   };
 }
 

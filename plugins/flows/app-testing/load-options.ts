@@ -50,6 +50,7 @@ export async function loadOptions(scope: DepsScope, kind: string, params: Record
       egress: call.egress,
       logger: call.logger,
       connection: call.connection,
+      http: call.http,
       params,
       search: provider.searchable ? (options.search ?? null) : null,
       cursor: provider.searchable ? (options.cursor ?? null) : null,

@@ -57,6 +57,7 @@ export async function runAction(scope: DepsScope, key: string, input: unknown, o
       logger: call.logger,
       input,
       connection: call.connection,
+      http: call.http,
       agentUuid: call.agentUuid,
       step: { ...call.step, versionUuid: executionUuid === null ? null : call.step.versionUuid },
       executionUuid,

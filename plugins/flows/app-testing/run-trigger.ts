@@ -56,7 +56,7 @@ async function fireOnce(trigger: FlowTriggerDefinition<any>, input: unknown, cal
   }
   if (trigger.poll) {
     const result = await inTenant(options.kit, call.tenant, false, async (em) =>
-      trigger.poll!.run({ ...baseContext(call, em), input, connection: call.connection }, options.cursor ?? null),
+      trigger.poll!.run({ ...baseContext(call, em), input, connection: call.connection, http: call.http }, options.cursor ?? null),
     );
     const { events, cursor } = (result ?? {}) as { events?: unknown; cursor?: unknown };
     if (!Array.isArray(events)) throw new Error('the poll answered no `events` array');

@@ -1,5 +1,5 @@
 import type { TObject, TOptional, TProperties, TString } from '@sinclair/typebox';
-import { BootError, Type, type Egress, type Logger, type Static, type TSchema, type TenantRef } from '../../../core';
+import { BootError, isHttpUrl, Type, type Egress, type EgressRequestOptions, type EgressResponse, type Logger, type Static, type TSchema, type TenantRef } from '../../../core';
 
 /**
  * How a `connect` app authenticates, declared once per app with one of the `Auth`
@@ -15,11 +15,29 @@ import { BootError, Type, type Egress, type Logger, type Static, type TSchema, t
 export interface AuthTestContext {
   tenant: TenantRef;
   egress: Egress;
+  /** Egress with the credentials under test applied, as `context.http` applies a connection's (no refresh: they are new). */
+  http: ConnectionHttp;
   logger: Logger;
 }
 
 /** A test's verdict; `message` is shown to the user at `credentials` (say what to fix, never echo a secret). */
 export type AuthTestResult = { valid: true } | { valid: false; message: string };
+
+/**
+ * `context.http`: the egress client with the connection's credentials applied (see
+ * FlowAppAuth.authorize). For OAuth2 connections it keeps the access token fresh:
+ * refreshed when it expires within a minute, and once more when the vendor answers 401
+ * (a token revoked early). A 429 with a short `Retry-After` is waited out and sent again.
+ */
+export interface ConnectionHttp {
+  request(url: string | URL, options?: EgressRequestOptions): Promise<EgressResponse>;
+}
+
+/** What a connection adds to each request `context.http` sends for it. */
+export interface RequestAuthorization {
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
 
 interface AuthCommon<S extends TSchema> {
   /** The schema of the credentials a connection stores (an object). */
@@ -32,6 +50,13 @@ interface AuthCommon<S extends TSchema> {
    * with a 422 at `credentials`; so does a throw, with its message.
    */
   test?(credentials: Static<S>, context: AuthTestContext): AuthTestResult | Promise<AuthTestResult>;
+  /**
+   * What `context.http` adds to each request of a connection (where the vendor wants
+   * the key: a header, the query). Defaults: `basic` sends `Authorization: Basic`,
+   * `oauth2` sends `Authorization: <tokenPrefix> <access_token>`, `api_key` and
+   * `custom` add nothing (the app's code puts the credentials where they go).
+   */
+  authorize?(credentials: Static<S>): RequestAuthorization;
 }
 
 export interface ApiKeyAuth<S extends TSchema = TSchema> extends AuthCommon<S> {
@@ -43,22 +68,33 @@ export interface BasicAuth<S extends TSchema = TSchema> extends AuthCommon<S> {
 }
 
 /**
- * OAuth 2.0 authorization code. The connection stores the tokens; the client id and
- * secret are the operator's, read from the app plugin's config keys named here, and
- * never shown. Authorizing and refreshing are not run yet: for now a connection is
- * made with a token obtained elsewhere.
+ * OAuth 2.0 authorization code (RFC 6749 section 4.1), with PKCE (RFC 7636) when `pkce`.
+ * The connection stores the tokens the flows plugin obtained
+ * (`POST /api/v1/flow/connections/oauth/start`, then `GET /oauth/callback`) and keeps the
+ * access token fresh: refreshed before it expires and once on a 401. The client id and
+ * secret are the operator's, read from config keys of the app's plugin; the URLs may
+ * name config keys in braces (`{zohoAccountsUrl}/oauth/v2/token`) so an install can point
+ * them at its own servers.
  */
 export interface OAuth2Auth<S extends TSchema = TSchema> extends AuthCommon<S> {
   type: 'oauth2';
+  /** The authorization endpoint; `{configKey}` parts are replaced by the config's values. */
   authorizeUrl: string;
+  /** The token endpoint; `{configKey}` parts are replaced by the config's values. */
   tokenUrl: string;
   scopes: readonly string[];
-  /** Send a PKCE code challenge (RFC 7636). */
+  /** How scopes are joined in the authorization request: a space (RFC 6749), or a comma (Zoho). */
+  scopeSeparator: string;
+  /** Send a PKCE code challenge (S256). */
   pkce: boolean;
   /** The app plugin's config key holding the OAuth client id. */
   clientIdKey: string;
   /** The app plugin's config key holding the OAuth client secret. */
   clientSecretKey: string;
+  /** More query members of the authorization request (`access_type: "offline"` for a refresh token from Google). */
+  authorizeParams: Readonly<Record<string, string>>;
+  /** The word before the access token in `Authorization` (`Bearer`; Zoho's `Zoho-oauthtoken`). */
+  tokenPrefix: string;
 }
 
 export interface CustomAuth<S extends TSchema = TSchema> extends AuthCommon<S> {
@@ -78,6 +114,7 @@ interface AuthOptions<S extends TSchema, E extends TProperties> {
   extra?: E;
   examples?: Array<Static<S>>;
   test?(credentials: Static<S>, context: AuthTestContext): AuthTestResult | Promise<AuthTestResult>;
+  authorize?(credentials: Static<S>): RequestAuthorization;
 }
 
 type ApiKeySchema<E extends TProperties> = TObject<{ api_key: TString } & E>;
@@ -90,9 +127,15 @@ interface OAuth2Options<E extends TProperties> extends AuthOptions<OAuth2Schema<
   authorizeUrl: string;
   tokenUrl: string;
   scopes?: readonly string[];
+  /** Default a space. */
+  scopeSeparator?: string;
+  /** Default true. */
   pkce?: boolean;
   clientIdKey: string;
   clientSecretKey: string;
+  authorizeParams?: Record<string, string>;
+  /** Default `Bearer`. */
+  tokenPrefix?: string;
 }
 
 /** The credentials object: the auth's own members, then the app's extra ones; nothing else. */
@@ -100,10 +143,11 @@ function credentialsSchema<S extends TSchema>(own: TProperties, options: AuthOpt
   return Type.Object({ ...own, ...(options.extra ?? {}) }, { additionalProperties: false, ...(options.examples ? { examples: options.examples } : {}) }) as unknown as S;
 }
 
-const common = <S extends TSchema>(schema: S, options: Pick<AuthOptions<S, TProperties>, 'description' | 'test'>) => ({
+const common = <S extends TSchema>(schema: S, options: Pick<AuthOptions<S, TProperties>, 'description' | 'test' | 'authorize'>) => ({
   schema,
   ...(options.description !== undefined ? { description: options.description } : {}),
   ...(options.test ? { test: options.test } : {}),
+  ...(options.authorize ? { authorize: options.authorize } : {}),
 });
 
 /** The helpers that declare an app's `auth`. */
@@ -138,14 +182,17 @@ export const Auth = {
       authorizeUrl: options.authorizeUrl,
       tokenUrl: options.tokenUrl,
       scopes: [...(options.scopes ?? [])],
-      pkce: options.pkce ?? false,
+      scopeSeparator: options.scopeSeparator ?? ' ',
+      pkce: options.pkce ?? true,
       clientIdKey: options.clientIdKey,
       clientSecretKey: options.clientSecretKey,
+      authorizeParams: { ...(options.authorizeParams ?? {}) },
+      tokenPrefix: options.tokenPrefix ?? 'Bearer',
     };
   },
 
   /** Any credentials: the app gives their object schema whole. */
-  custom<S extends TSchema>(schema: S, options: Pick<AuthOptions<S, {}>, 'description' | 'test'> = {}): CustomAuth<S> {
+  custom<S extends TSchema>(schema: S, options: Pick<AuthOptions<S, {}>, 'description' | 'test' | 'authorize'> = {}): CustomAuth<S> {
     return { type: 'custom', ...common(schema, options) };
   },
 };
@@ -153,20 +200,16 @@ export const Auth = {
 const AUTH_TYPES: readonly FlowAuthType[] = ['api_key', 'basic', 'oauth2', 'custom'];
 const CONFIG_KEY = /^[A-Za-z][A-Za-z0-9_]{0,99}$/;
 
-function isHttpUrl(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    return ['https:', 'http:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}
+/** Whether a URL template (`{zohoAccountsUrl}/oauth/v2/auth`) reads as an http(s) URL, with a sample value for each config key it names. */
+const isHttpUrlTemplate = (template: unknown): boolean => typeof template === 'string' && isHttpUrl(template.replace(/^\{[A-Za-z][A-Za-z0-9_]*\}/, 'https://config.invalid'));
 
 /** The parts of an app the auth is checked against. */
 interface AuthenticatedApp {
   uid: string;
   auth?: FlowAppAuth;
+  deps?: Record<string, unknown>;
   actions?: Array<{ key: string; auth?: FlowAppAuth }>;
+  triggers?: Array<{ key: string; auth?: FlowAppAuth }>;
   options?: Array<{ kind: string; auth?: FlowAppAuth }>;
 }
 
@@ -178,17 +221,25 @@ export function checkAuth(app: AuthenticatedApp): void {
     if (!AUTH_TYPES.includes(auth.type)) throw refuse(`auth type "${String(auth.type)}" must be one of ${AUTH_TYPES.join(', ')} (declare it with Auth.apiKey, Auth.basic, Auth.oauth2 or Auth.custom)`);
     if ((auth.schema as { type?: unknown }).type !== 'object') throw refuse('the auth schema must be an object schema (the credentials a connection stores)');
     if (auth.type === 'oauth2') {
-      if (!isHttpUrl(auth.authorizeUrl)) throw refuse('oauth2 authorizeUrl must be an http(s) URL');
-      if (!isHttpUrl(auth.tokenUrl)) throw refuse('oauth2 tokenUrl must be an http(s) URL');
+      if (!isHttpUrlTemplate(auth.authorizeUrl)) throw refuse('oauth2 authorizeUrl must be an http(s) URL, or start with a {configKey} holding one');
+      if (!isHttpUrlTemplate(auth.tokenUrl)) throw refuse('oauth2 tokenUrl must be an http(s) URL, or start with a {configKey} holding one');
       const badScope = auth.scopes.find((scope) => typeof scope !== 'string' || scope === '' || /\s/.test(scope));
       if (badScope !== undefined) throw refuse(`oauth2 scope ${JSON.stringify(badScope)} must be a non-empty string without spaces`);
       for (const [name, key] of [['clientIdKey', auth.clientIdKey], ['clientSecretKey', auth.clientSecretKey]] as const) {
         if (typeof key !== 'string' || !CONFIG_KEY.test(key)) throw refuse(`oauth2 ${name} must name a config key of the app's plugin`);
       }
+      // The keys are read from the app's own config, which only the app's plugin may read: it hands it over as `deps.config`.
+      const config = app.deps?.config as { schema?: Record<string, unknown> } | undefined;
+      if (!config?.schema) throw refuse("an OAuth2 app names its plugin's config as `deps.config` (configRef(schema)): its client id, secret and URLs are read from it");
+      const templated = [auth.authorizeUrl, auth.tokenUrl].flatMap((url) => [...url.matchAll(/\{([A-Za-z][A-Za-z0-9_]*)\}/g)].map((match) => match[1]));
+      for (const key of [auth.clientIdKey, auth.clientSecretKey, ...templated]) {
+        if (!(key in config.schema)) throw refuse(`oauth2 names the config key "${key}", which the config in \`deps.config\` does not declare`);
+      }
     }
   }
   const typedFor = [
     ...(app.actions ?? []).map((action) => ({ what: `action "${action.key}"`, auth: action.auth })),
+    ...(app.triggers ?? []).map((trigger) => ({ what: `trigger "${trigger.key}"`, auth: trigger.auth })),
     ...(app.options ?? []).map((provider) => ({ what: `options kind "${provider.kind}"`, auth: provider.auth })),
   ];
   for (const { what, auth: declared } of typedFor) {

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BusMessage, BusService, Egress, Logger, ServiceRef, Static, TSchema, TenantRef } from '../../../core';
-import type { CredentialsOf, FlowAppAuth } from './auth';
+import type { ConnectionHttp, CredentialsOf, FlowAppAuth } from './auth';
+
+export type { ConnectionHttp } from './auth';
 
 export type { FlowAppAuth } from './auth';
 
@@ -21,6 +23,16 @@ export interface FlowConnectionValue<C = Record<string, unknown>> {
   uuid: string;
   label: string;
   credentials: C;
+}
+
+/**
+ * What app code that may call its vendor is given besides the plain egress client:
+ * `http`, the egress client with the connection's credentials applied (an OAuth2 access
+ * token kept fresh: refreshed before it expires and once on a 401). Check answers with
+ * `expectOk` (vendor-error.ts) so a refusal reaches the user as a clear message.
+ */
+export interface VendorCallContext {
+  http: ConnectionHttp;
 }
 
 /** What every piece of app code is given. */
@@ -54,7 +66,7 @@ export interface FlowStepRef {
   versionUuid: string | null;
 }
 
-export interface ActionContext<I = unknown, C = Record<string, unknown>> extends FlowAppContext {
+export interface ActionContext<I = unknown, C = Record<string, unknown>> extends FlowAppContext, VendorCallContext {
   /** The step's config with its `{{stepN.path}}` references rendered, validated against the action's input schema. */
   input: I;
   connection: FlowConnectionValue<C> | null;
@@ -108,6 +120,13 @@ export interface FlowActionDefinition<S extends TSchema = TSchema, A extends Flo
   /** A branching action (`if_condition`): the branch keys its children hang under, in display order (the same in every version). */
   branches?: readonly string[];
   /**
+   * Calls another system (a vendor's API, any URL). The engine runs it with no database
+   * transaction open (its `em` reads only), in a segment of its own whose result then
+   * commits with the execution's progress, so a slow vendor holds no connection. The
+   * default for `connect` apps; a builtin app that calls out says so.
+   */
+  external?: boolean;
+  /**
    * No effect outside the execution (logic steps). The engine may run several pure steps
    * in one transaction and, after a crash, run one again, since doing so changes nothing.
    */
@@ -156,7 +175,7 @@ export interface FlowTriggerEvent<I = unknown, D extends FlowAppDeps = {}> {
 }
 
 /** What a poll's `run` is given: the deployed trigger step. No transaction is open (`em` reads), so `run` may call other systems. */
-export interface TriggerPollContext<I = unknown, C = Record<string, unknown>> extends FlowAppContext {
+export interface TriggerPollContext<I = unknown, C = Record<string, unknown>> extends FlowAppContext, VendorCallContext {
   input: I;
   connection: FlowConnectionValue<C> | null;
   agentUuid: string | null;
@@ -179,13 +198,15 @@ export interface PollResult {
  * replaced, its polls stop. A `run` that throws is logged and the next poll tries
  * again with the same cursor. At most 500 events a poll (more is a failed poll): page with the cursor.
  */
-export interface FlowTriggerPoll<I = unknown, D extends FlowAppDeps = {}> {
+export interface FlowTriggerPoll<I = unknown, D extends FlowAppDeps = {}, C = Record<string, unknown>> {
   intervalSeconds: number;
-  run(context: TriggerPollContext<I> & DepsContext<D>, cursor: unknown): PollResult | Promise<PollResult>;
+  run(context: TriggerPollContext<I, C> & DepsContext<D>, cursor: unknown): PollResult | Promise<PollResult>;
 }
 
 /** A trigger's versions must fire the same way (hook, event topic or poll): a trigger that fires another way is another trigger. */
-export interface FlowTriggerDefinition<S extends TSchema = TSchema, D extends FlowAppDeps = {}> extends DefinitionVersion {
+export interface FlowTriggerDefinition<S extends TSchema = TSchema, D extends FlowAppDeps = {}, A extends FlowAppAuth = FlowAppAuth> extends DefinitionVersion {
+  /** The app's `auth`, to type a poll's `context.connection.credentials` (a boot error when it is not the app's own). */
+  auth?: A;
   /** The app's `deps` (or the extension's that adds it), to type `context.deps` (a boot error when they are not among them). */
   deps?: D;
   key: string;
@@ -202,7 +223,7 @@ export interface FlowTriggerDefinition<S extends TSchema = TSchema, D extends Fl
   /** A trigger started by a bus event (see FlowTriggerEvent). A trigger has at most one of `hook`, `event` and `poll`. */
   event?: FlowTriggerEvent<Static<S>, D>;
   /** A trigger that polls another system (see FlowTriggerPoll). */
-  poll?: FlowTriggerPoll<Static<S>, D>;
+  poll?: FlowTriggerPoll<Static<S>, D, CredentialsOf<A>>;
   /** Runs in the deploying transaction (a schedule publishes its first tick here). */
   onDeploy?(context: TriggerLifecycleContext<Static<S>> & DepsContext<D>): void | Promise<void>;
   /** Runs in the undeploying transaction. */
@@ -223,7 +244,7 @@ export type OptionsResult =
   | { options: FlowOption[]; nextCursor?: string | null }
   | { state: 'unavailable'; message: string };
 
-export interface OptionsLoadContext<P = Record<string, unknown>, C = Record<string, unknown>> extends FlowAppContext {
+export interface OptionsLoadContext<P = Record<string, unknown>, C = Record<string, unknown>> extends FlowAppContext, VendorCallContext {
   connection: FlowConnectionValue<C> | null;
   params: P;
   /** What the user typed; only passed to a `searchable` provider. */
@@ -293,7 +314,8 @@ export const defineFlowApp = <D extends FlowAppDeps = {}>(app: FlowAppDefinition
 export const defineFlowAppExtension = <D extends FlowAppDeps = {}>(extension: FlowAppExtension<D>): FlowAppExtension<D> => extension;
 export const defineAction = <S extends TSchema, A extends FlowAppAuth = FlowAppAuth, D extends FlowAppDeps = {}>(action: FlowActionDefinition<S, A, D>): FlowActionDefinition<S, A, D> =>
   action;
-export const defineTrigger = <S extends TSchema, D extends FlowAppDeps = {}>(trigger: FlowTriggerDefinition<S, D>): FlowTriggerDefinition<S, D> => trigger;
+export const defineTrigger = <S extends TSchema, D extends FlowAppDeps = {}, A extends FlowAppAuth = FlowAppAuth>(trigger: FlowTriggerDefinition<S, D, A>): FlowTriggerDefinition<S, D, A> =>
+  trigger;
 export const defineOptions = <P extends TSchema, A extends FlowAppAuth = FlowAppAuth, D extends FlowAppDeps = {}>(
   provider: OptionsProviderDefinition<P, A, D>,
 ): OptionsProviderDefinition<P, A, D> => provider;

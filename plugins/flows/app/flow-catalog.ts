@@ -88,6 +88,7 @@ export class FlowCatalog {
   readonly #triggers = new Map<string, Map<string, Versions<FlowTriggerDefinition>>>();
   readonly #actions = new Map<string, Map<string, Versions<FlowActionDefinition>>>();
   readonly #unbound: () => string[];
+  readonly #depsOf: (uid: string) => Readonly<Record<string, unknown>> | null;
 
   /** `deps`: where the plugins contributing the apps and extensions hand over the services they name. */
   constructor(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[] = [], deps = new FlowAppDepsRegistry()) {
@@ -100,6 +101,16 @@ export class FlowCatalog {
       this.#apps.set(app.uid, { ...app, triggers: [...triggers.values()].map((v) => v.newest), actions: [...actions.values()].map((v) => v.newest) });
     }
     this.#unbound = () => deps.missing([...apps, ...extensions]);
+    const originals = new Map(apps.map((app) => [app.uid, app]));
+    this.#depsOf = (uid) => {
+      const app = originals.get(uid);
+      return app && Object.keys(app.deps ?? {}).length > 0 ? deps.of(app) : null;
+    };
+  }
+
+  /** The services an app named in its own `deps`, as its plugin handed them over; null when it names none. */
+  appDeps(uid: string): Readonly<Record<string, unknown>> | null {
+    return this.#depsOf(uid);
   }
 
   /** Refuses to start while an app or extension names deps its plugin did not hand over (its code would fail at its first use). */

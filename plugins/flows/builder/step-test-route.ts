@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DataEnvelope, NotFoundError, defineRoute } from '../../../core';
-import { FlowExecution, type FlowStep } from '../entities';
-import { runAction } from '../engine/run-action';
+import { FlowExecution, FlowStep } from '../entities';
+import { isExternal, runAction } from '../engine/run-action';
 import type { FlowsRuntime } from '../flows-runtime';
 import type { OutputOf } from '../model/references';
 import { loadNamed, stepJson, type LastTest } from './flow-view';
@@ -34,6 +34,8 @@ export function registerStepTestRoute(runtime: FlowsRuntime): void {
       params: StepParams,
       errors: [404],
       response: DataEnvelope(FlowStepSchema),
+      // An external action (a vendor's API) runs with no transaction open; anything else in one of its own, then the result in another.
+      transactional: false,
       handler: async ({ params, em, tenant }) => {
         const flow = await findFlow(em, params.uuid);
         const order = new StepOrder(await stepsOf(em, flow.uuid), catalog);
@@ -47,30 +49,34 @@ export function registerStepTestRoute(runtime: FlowsRuntime): void {
             const earlier = order.byUuid.get(uuid)?.lastTest;
             return earlier ? { found: true, value: earlier.data } : { found: false, value: undefined };
           };
-          const run = await runAction(
-            runtime,
-            em,
-            tenant,
-            {
-              flowUuid: flow.uuid,
-              stepUuid: step.uuid,
-              versionUuid: null,
-              executionUuid: null,
-              appUid: step.appUid,
-              actionKey: step.actionKey!,
-              actionVersion: step.definitionVersion,
-              agentUuid: step.agentUuid,
-              appConnectionUuid: step.appConnectionUuid,
-              config: step.config,
-              position: order.position(step),
-            },
-            outputOf,
-          );
+          const input = {
+            flowUuid: flow.uuid,
+            stepUuid: step.uuid,
+            versionUuid: null,
+            executionUuid: null,
+            appUid: step.appUid,
+            actionKey: step.actionKey!,
+            actionVersion: step.definitionVersion,
+            agentUuid: step.agentUuid,
+            appConnectionUuid: step.appConnectionUuid,
+            config: step.config,
+            position: order.position(step),
+          };
+          const action = catalog.action(step.appUid, step.actionKey!, step.definitionVersion);
+          const run =
+            action && isExternal(runtime, step.appUid, action)
+              ? await runAction(runtime, em, tenant, input, outputOf)
+              : await em.transactional((tx) => runAction(runtime, tx, tenant, input, outputOf));
           outcome = { data: run.response, error: run.error };
         }
         const lastTest: LastTest = { ...outcome, tested_at: new Date().toISOString() };
+        await em.transactional(async (tx) => {
+          // Deleted while the test ran: nothing to record it on.
+          const row = await tx.findOne(FlowStep, { uuid: step.uuid });
+          if (!row) throw new NotFoundError('Step not found');
+          row.lastTest = lastTest;
+        });
         step.lastTest = lastTest;
-        await em.flush();
         return { data: stepJson(step, order, await loadNamed(em, runtime, order.steps)) };
       },
     }),

@@ -1,5 +1,6 @@
 import { DataEnvelope, NotFoundError, Type, defineRoute, type Static, type TSchema } from '../../../core';
-import type { FlowAppAuth } from '../app/auth';
+import type { FlowAppAuth, OAuth2Auth } from '../app/auth';
+import { OAuthNotConfigured, oauthEndpoints, type ConfigReader } from '../connections/oauth-client';
 import type { FlowAppDefinition } from '../app/flow-app';
 import type { FlowAppSummary, FlowCatalog } from '../app/flow-catalog';
 import type { FlowsRuntime } from '../flows-runtime';
@@ -11,13 +12,23 @@ type AppDetail = Static<typeof FlowAppDetailSchema>;
 const jsonSchema = (schema: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(schema));
 
 /** How a connection authenticates, for the form that makes one: never the operator's client id or secret, nor the config keys holding them. */
-function describeAuth(auth: FlowAppAuth): NonNullable<AppDetail['auth']> {
+function describeAuth(auth: FlowAppAuth, config: ConfigReader): NonNullable<AppDetail['auth']> {
   return {
     type: auth.type,
     description: auth.description ?? null,
     schema: jsonSchema(auth.schema),
-    oauth2: auth.type === 'oauth2' ? { authorize_url: auth.authorizeUrl, scopes: [...auth.scopes], pkce: auth.pkce } : null,
+    oauth2: auth.type === 'oauth2' ? { ...oauthSetup(auth, config), scopes: [...auth.scopes], pkce: auth.pkce } : null,
   };
+}
+
+/** Where this install sends users to grant access, when the operator configured the app's OAuth client. */
+function oauthSetup(auth: OAuth2Auth, config: ConfigReader): { authorize_url: string | null; configured: boolean } {
+  try {
+    return { authorize_url: oauthEndpoints(auth, config).authorizeUrl, configured: true };
+  } catch (error) {
+    if (error instanceof OAuthNotConfigured) return { authorize_url: null, configured: false };
+    throw error;
+  }
 }
 
 /** The newest version of a trigger or action (what `input_schema` describes) and every version still run. */
@@ -26,11 +37,11 @@ function versioning(catalog: FlowCatalog, what: 'trigger' | 'action', uid: strin
   return { version: versions.supported[versions.supported.length - 1], versions: [...versions.supported] };
 }
 
-function describe(catalog: FlowCatalog, app: FlowAppDefinition): AppDetail {
+function describe(catalog: FlowCatalog, app: FlowAppDefinition, config: ConfigReader): AppDetail {
   return {
     ...catalog.summary(app),
     requires_agent: app.requiresAgent ?? false,
-    auth: app.auth ? describeAuth(app.auth) : null,
+    auth: app.auth ? describeAuth(app.auth, config) : null,
     triggers: (app.triggers ?? []).map((trigger) => ({
       key: trigger.key,
       ...versioning(catalog, 'trigger', app.uid, trigger.key),
@@ -67,10 +78,12 @@ function matches(app: FlowAppSummary, query: Static<typeof CatalogQuery>): boole
  * The catalog routes (decisions.md: flow catalog), generated from the apps the
  * installed plugins added. The catalog is fixed at boot, so every answer is built once.
  */
-export function registerAppRoutes({ http, catalog }: FlowsRuntime): void {
+export function registerAppRoutes({ http, catalog, appConfig }: FlowsRuntime): void {
   const summaries = catalog.list().map((app) => catalog.summary(app));
-  const details = new Map(catalog.list().map((app) => [app.uid, describe(catalog, app)]));
+  // Built at the first request: apps' plugins hand over their config (OAuth clients) after this plugin's init.
+  let details: Map<string, AppDetail> | null = null;
   const detailOf = (uid: string): AppDetail => {
+    details ??= new Map(catalog.list().map((app) => [app.uid, describe(catalog, app, appConfig(app.uid))]));
     const detail = details.get(uid);
     if (!detail) throw new NotFoundError('Flow app not found');
     return detail;

@@ -29,7 +29,15 @@ import { ConnectionCreate, ConnectionPatch, ConnectionQuery, FlowAppConnectionSc
 const ConnectionParams = Type.Object({ uuid: ResourceId('flows.connection', 'The connection') });
 
 /** What every route shows of a connection: never its credentials, sealed or not. */
-const toJson = (row: FlowConnection) => ({ uuid: row.uuid, app_uid: row.appUid, label: row.label, created_at: row.createdAt.toISOString() });
+export const connectionJson = (row: FlowConnection) => ({
+  uuid: row.uuid,
+  app_uid: row.appUid,
+  label: row.label,
+  status: row.status,
+  status_message: row.statusMessage,
+  created_at: row.createdAt.toISOString(),
+});
+const toJson = connectionJson;
 
 /** Credentials must match the app's `auth.schema`; problems are named at `credentials.<path>`. */
 function credentialErrors(catalog: FlowCatalog, appUid: string, credentials: Record<string, unknown>): FieldErrors {
@@ -148,7 +156,12 @@ export function registerConnectionRoutes({ http, catalog, secrets, egress, logge
         const row = await em.transactional(async (tx) => {
           // Read again in the transaction: it may have been deleted while the test ran.
           const current = await found(tx, params.uuid);
-          if (sealed !== undefined) current.credentials = sealed;
+          if (sealed !== undefined) {
+            current.credentials = sealed;
+            // New credentials are a new grant: whatever was refused before is the old one's.
+            current.status = 'connected';
+            current.statusMessage = null;
+          }
           if (body.label !== undefined) current.label = body.label;
           await tx.flush();
           return current;

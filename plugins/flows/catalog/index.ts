@@ -1,6 +1,7 @@
 import type { FlowsRuntime } from '../flows-runtime';
 import { registerAppRoutes } from './app-routes';
 import { registerConnectionRoutes } from './connection-routes';
+import { registerOAuthRoutes } from './oauth-routes';
 import { registerOptionsRoute } from './options-route';
 
 /**
@@ -12,4 +13,5 @@ export function registerCatalogRoutes(runtime: FlowsRuntime): void {
   registerAppRoutes(runtime);
   registerOptionsRoute(runtime);
   registerConnectionRoutes(runtime);
+  registerOAuthRoutes(runtime);
 }

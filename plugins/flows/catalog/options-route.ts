@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { HttpError, NotFoundError, ValidationError, defineRoute, findByUuid, type FieldErrors, type Static } from '../../../core';
 import type { FlowAppDefinition, FlowOption, OptionsProviderDefinition, OptionsResult } from '../app/flow-app';
+import { VendorError } from '../app/vendor-error';
+import { ConnectionNeedsReauth, engineHttp } from '../connections/connection-http';
 import { openConnection } from '../connections/connection-store';
 import { FlowConnection } from '../entities';
 import type { FlowsRuntime } from '../flows-runtime';
@@ -80,7 +82,8 @@ function page(options: FlowOption[], search: string | null, position: ListPositi
 }
 
 /** `POST /api/v1/flow/apps/{uid}/options`: one page of a dynamic option list, loaded by the app's provider. */
-export function registerOptionsRoute({ http, catalog, secrets, egress, logger }: FlowsRuntime): void {
+export function registerOptionsRoute(runtime: FlowsRuntime): void {
+  const { http, catalog, secrets, egress, logger } = runtime;
   http.route(
     defineRoute({
       method: 'POST',
@@ -112,14 +115,19 @@ export function registerOptionsRoute({ http, catalog, secrets, egress, logger }:
         const search = body.search ?? null;
         const appLogger = logger.child({ flow_app: app.uid, options_kind: provider.kind });
 
+        if (connection?.status === 'needs_reauth') {
+          return { success: true, data: [], next_cursor: null, state: 'unavailable', message: connection.statusMessage ?? `The connection "${connection.label}" must be authorized again` };
+        }
+        const opened = connection && openConnection(secrets, tenant.uuid, connection);
         let result: unknown;
         try {
           result = await provider.load({
             tenant,
             em,
             egress,
+            http: engineHttp(runtime, app.auth, opened),
             logger: appLogger,
-            connection: connection && openConnection(secrets, tenant.uuid, connection),
+            connection: opened,
             params: body.params ?? {},
             search: provider.searchable ? search : null,
             cursor: provider.searchable ? (body.cursor ?? null) : null,
@@ -127,6 +135,10 @@ export function registerOptionsRoute({ http, catalog, secrets, egress, logger }:
         } catch (error) {
           // The provider's own check of what it was asked (a cursor it never returned, a param it cannot use): the caller's 422.
           if (error instanceof ValidationError) throw error;
+          // A refusal the user can act on (reconnect, grant a scope, wait): the list's state, not a failure of ours.
+          if (error instanceof ConnectionNeedsReauth || (error instanceof VendorError && error.refused)) {
+            return { success: true, data: [], next_cursor: null, state: 'unavailable', message: error.message };
+          }
           appLogger.warn('option list failed', { error: (error as Error)?.stack ?? String(error) });
           throw new HttpError(502, `The service of the app "${app.name}" failed to list ${provider.kind}: ${(error as Error)?.message ?? String(error)}`);
         }

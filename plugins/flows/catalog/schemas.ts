@@ -99,7 +99,8 @@ export const FlowAppAuthSchema = Component(
         [
           Type.Object(
             {
-              authorize_url: Type.String({ description: 'Where the user grants access' }),
+              authorize_url: Type.Union([Type.String(), Type.Null()], { description: 'Where the user grants access (null until the operator configures the app’s OAuth client)' }),
+              configured: Type.Boolean({ description: 'The operator configured the app’s OAuth client: `POST /api/v1/flow/connections/oauth/start` can begin' }),
               scopes: Type.Array(Type.String(), { description: 'The scopes the app asks for' }),
               pkce: Type.Boolean({ description: 'The authorization sends a PKCE code challenge' }),
             },
@@ -147,6 +148,14 @@ export const FlowAppConnectionSchema = Component(
       uuid: ReadOnly(Uuid()),
       app_uid: Type.String({ minLength: 1, maxLength: 100, description: 'The `connect` app this connection is for' }),
       label: Type.String({ minLength: 1, maxLength: 200, description: 'How the connection is shown to users (`app_connection.label` of a step)' }),
+      status: ReadOnly(
+        Type.Union([Type.Literal('connected'), Type.Literal('needs_reauth')], {
+          description:
+            '`needs_reauth` once the app’s authorization server refused to refresh its OAuth tokens (revoked, expired grant): steps using it fail with `status_message` ' +
+            'until it is authorized again (`POST /api/v1/flow/connections/oauth/start`) or given new credentials',
+        }),
+      ),
+      status_message: ReadOnly(Type.Union([Type.String(), Type.Null()], { description: 'Why the connection needs attention; null while `connected`' })),
       created_at: ReadOnly(Timestamp()),
     },
     {
@@ -176,6 +185,8 @@ export const ConnectionPatch = Type.Object(
     app_uid: ReadOnly(Type.String({ description: 'A connection stays with its app: ignored here' })),
     label: Type.Optional(FlowAppConnectionSchema.properties.label),
     credentials: Type.Optional({ ...Credentials, description: 'Replaces the stored credentials whole (validated against the app’s `auth.schema`); absent keeps them.' }),
+    status: FlowAppConnectionSchema.properties.status,
+    status_message: FlowAppConnectionSchema.properties.status_message,
     created_at: ReadOnly(Timestamp()),
   },
   { additionalProperties: false },

@@ -1,6 +1,10 @@
 import { ValidationError } from '../../../core';
 import type { AuthTestContext } from '../app/auth';
 import type { FlowAppDefinition } from '../app/flow-app';
+import { connectionHttp, type TokenKeeper } from './connection-http';
+
+/** Credentials under test are fresh from the user or the token endpoint: a 401 is their answer, not a reason to refresh. */
+const NO_REFRESH: TokenKeeper = { refresh: () => Promise.reject(new Error('the credentials were refused')) };
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -11,9 +15,11 @@ const messageOf = (error: unknown) => (error instanceof Error ? error.message : 
  * cannot be reached at the given URL, say), is a 422 at `credentials` with the app's
  * message; an app without a test accepts what its schema accepts.
  */
-export async function testCredentials(app: FlowAppDefinition, credentials: Record<string, unknown>, context: AuthTestContext): Promise<void> {
+export async function testCredentials(app: FlowAppDefinition, credentials: Record<string, unknown>, base: Omit<AuthTestContext, 'http'>): Promise<void> {
   const auth = app.auth;
   if (!auth?.test) return;
+  const http = connectionHttp({ egress: base.egress, auth, connection: { uuid: '', label: 'new connection', credentials }, tokens: NO_REFRESH });
+  const context: AuthTestContext = { ...base, http };
   let problem: string | null;
   try {
     const verdict: unknown = await auth.test(credentials, context);

@@ -5,7 +5,8 @@ import { consumePolls } from './poll-triggers';
 import { registerExecutionRoutes } from './execution-routes';
 import { scheduleRetention } from './retention';
 import { executionMetrics } from './execution-metrics';
-import { runSegment } from './run-segment';
+import { prepareExternalStep } from './external-step';
+import { runSegment, type PreparedStep } from './run-segment';
 import { SEGMENT_TOPIC, type SegmentMessage } from './segment-message';
 
 export { runAction, type StepRunInput, type StepRunResult } from './run-action';
@@ -16,9 +17,15 @@ export { runAction, type StepRunInput, type StepRunResult } from './run-action';
  */
 export function registerEngine(runtime: FlowsRuntime): void {
   const executions = executionMetrics(runtime.metrics);
-  runtime.bus.consume<SegmentMessage>(
-    { name: 'execute', topics: [SEGMENT_TOPIC], concurrency: runtime.config.get('engineConcurrency') },
-    (message, { em }) => runSegment(runtime, em, message, executions),
+  runtime.bus.consume<SegmentMessage, PreparedStep | null>(
+    {
+      name: 'execute',
+      topics: [SEGMENT_TOPIC],
+      concurrency: runtime.config.get('engineConcurrency'),
+      // An external step (a vendor's API) runs here, holding no transaction while it waits.
+      prepare: (message, { em }) => prepareExternalStep(runtime, em, message),
+    },
+    (message, { em, prepared }) => runSegment(runtime, em, message, executions, prepared),
   );
   const triggers = createFlowTriggers(runtime);
   consumeTriggerEvents(runtime, triggers);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PollResult, TriggerPollContext } from '../app/flow-app';
+import { engineHttp } from '../connections/connection-http';
 import { loadConnection } from '../connections/connection-store';
 import type { FlowsRuntime } from '../flows-runtime';
 import type { FlowTriggers, LiveTrigger } from '../runs/flow-triggers';
@@ -29,14 +30,14 @@ function checkedResult(result: unknown): { events: unknown[]; cursor: unknown } 
   return JSON.parse(JSON.stringify({ events, cursor: cursor ?? null }));
 }
 
-async function pollContext(runtime: FlowsRuntime, em: EntityManager, live: LiveTrigger): Promise<TriggerPollContext> {
+async function pollContext(runtime: FlowsRuntime, em: EntityManager, live: LiveTrigger, appUid: string): Promise<TriggerPollContext> {
   const context = liveTriggerContext(runtime, em, live);
   let connection = null;
   if (live.appConnectionUuid) {
     connection = await loadConnection(em, runtime.secrets, context.tenant.uuid, live.appConnectionUuid);
     if (!connection) throw new Error(`app connection ${live.appConnectionUuid} no longer exists`);
   }
-  return { ...context, input: live.config, connection };
+  return { ...context, input: live.config, connection, http: engineHttp(runtime, runtime.catalog.app(appUid)?.auth, connection) };
 }
 
 /** The consumer's prepare: reads the cursor and runs the app's poll with no transaction open (it may call another system for seconds). */
@@ -48,7 +49,7 @@ async function poll(runtime: FlowsRuntime, triggers: FlowTriggers, em: EntityMan
   if (!trigger?.poll || !live) return { outcome: 'stopped' };
   const stored = await readCursor(em, runtime.tenants.require().uuid, message.version_uuid);
   try {
-    const result = await trigger.poll.run(await pollContext(runtime, em, live), stored.cursor);
+    const result = await trigger.poll.run(await pollContext(runtime, em, live, message.app_uid), stored.cursor);
     return { outcome: 'polled', readRevision: stored.revision, ...checkedResult(result) };
   } catch (error) {
     return { outcome: 'failed', error: messageOf(error) };
@@ -80,7 +81,9 @@ async function record(runtime: FlowsRuntime, triggers: FlowTriggers, em: EntityM
     }
     for (const event of polled.events) await triggers.fire(live, event);
   }
-  await publishPoll(runtime.bus, message, trigger.poll.intervalSeconds * 1000);
+  // The operator's interval, when set, replaces every trigger's own (a vendor's API quota, a test's patience).
+  const seconds = runtime.config.get('pollIntervalSeconds') || trigger.poll.intervalSeconds;
+  await publishPoll(runtime.bus, message, seconds * 1000);
 }
 
 /** The consumer of every deployed poll trigger's polls (deploy publishes the first: bound-definitions.ts). */

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantRef } from '../../../core';
 import { unsupportedVersion } from '../app/definition-versions';
 import type { ActionContext, FlowActionDefinition, FlowConnectionValue } from '../app/flow-app';
+import { ConnectionNeedsReauth, engineHttp } from '../connections/connection-http';
 import { loadConnection } from '../connections/connection-store';
 import type { FlowsRuntime } from '../flows-runtime';
 import { summarize, validateConfig } from '../model/config-validation';
@@ -94,11 +95,13 @@ export async function runAction(runtime: FlowsRuntime, em: EntityManager, tenant
     try {
       connection = await loadConnection(em, runtime.secrets, tenant.uuid, step.appConnectionUuid);
     } catch (error) {
+      if (error instanceof ConnectionNeedsReauth) return result({ status: 'failed', request: input, error: error.message });
       return result({ status: 'failed', request: input, error: `The app connection could not be opened: ${messageOf(error)}` });
     }
     if (!connection) return result({ status: 'failed', request: input, error: `App connection ${step.appConnectionUuid} no longer exists` });
   }
 
+  const http = engineHttp(runtime, runtime.catalog.app(step.appUid)?.auth, connection);
   // Set by the action through its context, so declared wide (TypeScript cannot see the callbacks run).
   let branch = null as string | null;
   let resumeAt = null as Date | null;
@@ -109,6 +112,7 @@ export async function runAction(runtime: FlowsRuntime, em: EntityManager, tenant
     logger: runtime.logger.child({ flow_uuid: step.flowUuid, step_uuid: step.stepUuid, execution_uuid: step.executionUuid }),
     input,
     connection,
+    http,
     agentUuid: step.agentUuid,
     step: { flowUuid: step.flowUuid, stepUuid: step.stepUuid, versionUuid: step.versionUuid },
     executionUuid: step.executionUuid,
@@ -125,7 +129,7 @@ export async function runAction(runtime: FlowsRuntime, em: EntityManager, tenant
   });
 
   try {
-    const output = await invoke(action, em, context);
+    const output = await invoke(action, em, context, isExternal(runtime, step.appUid, action));
     if (action.branches && branch === null) throw new Error(`${step.appUid}.${step.actionKey} chose no branch`);
     return result({ status: resumeAt ? 'waiting' : 'succeeded', request: input, response: output, branch, resumeAt });
   } catch (error) {
@@ -133,8 +137,17 @@ export async function runAction(runtime: FlowsRuntime, em: EntityManager, tenant
   }
 }
 
-/** The action's output as JSON; an impure action inside a savepoint, which its failure (or an output JSON cannot hold) rolls back. */
-async function invoke(action: FlowActionDefinition, em: EntityManager, context: (em: EntityManager) => ActionContext): Promise<unknown> {
-  if (action.pure) return asJson(await action.run(context(em)));
+/** Whether the engine runs the action with no transaction open (FlowActionDefinition.external). */
+export function isExternal(runtime: FlowsRuntime, appUid: string, action: FlowActionDefinition): boolean {
+  return action.external ?? runtime.catalog.app(appUid)?.category === 'connect';
+}
+
+/**
+ * The action's output as JSON; an impure action inside a savepoint, which its failure (or an output JSON cannot hold)
+ * rolls back. An external one runs on the EntityManager it is given: outside any transaction, where the engine runs it.
+ */
+async function invoke(action: FlowActionDefinition, em: EntityManager, context: (em: EntityManager) => ActionContext, external: boolean): Promise<unknown> {
+  if (action.pure || external) return asJson(await action.run(context(em)));
   return em.transactional(async (savepoint) => asJson(await action.run(context(savepoint))));
 }
+

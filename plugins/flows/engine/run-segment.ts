@@ -5,11 +5,11 @@ import type { FlowsRuntime } from '../flows-runtime';
 import type { DefinitionStep, FlowDefinition } from '../model/flow-definition';
 import { referencedSteps } from '../model/references';
 import type { ExecutionMetrics } from './execution-metrics';
-import { runAction } from './run-action';
+import { isExternal, runAction, type StepRunInput, type StepRunResult } from './run-action';
 import { publishSegment, type SegmentMessage } from './segment-message';
 
 /** The execution's columns a segment reads. */
-interface ExecutionRow {
+export interface ExecutionRow {
   uuid: string;
   flow_uuid: string;
   version_uuid: string;
@@ -31,7 +31,7 @@ const LOCK_EXECUTION = preparedStatement(
   'flows.execution-lock',
   'select uuid, flow_uuid, version_uuid, status, trigger_event, cursor, segment from flow_executions where uuid = $1 and tenant_uuid = $2 for update',
 );
-const EARLIER_OUTPUTS = preparedStatement(
+export const EARLIER_OUTPUTS = preparedStatement(
   'flows.execution-earlier-outputs',
   "select step_uuid, response from flow_execution_steps where execution_uuid = $1 and tenant_uuid = $2 and status = 'succeeded'",
 );
@@ -56,7 +56,7 @@ const RECORD_SEGMENT = preparedStatement(
 const versions = new Map<string, VersionSnapshot>();
 const VERSION_CACHE_SIZE = 1000;
 
-async function loadVersion(em: EntityManager, tenant: TenantRef, uuid: string): Promise<VersionSnapshot | null> {
+export async function loadVersion(em: EntityManager, tenant: TenantRef, uuid: string): Promise<VersionSnapshot | null> {
   const cached = versions.get(uuid);
   if (cached) return cached.tenantUuid === tenant.uuid ? cached : null;
   const [row] = await boundQuery<{ number: number; definition: FlowDefinition }>(em, SELECT_VERSION, [uuid, tenant.uuid]);
@@ -100,6 +100,30 @@ async function heldBack(runtime: FlowsRuntime, em: EntityManager, tenant: Tenant
   return true;
 }
 
+/** An external step run by a segment's prepare (external-step.ts), for its handler to record. */
+export interface PreparedStep {
+  segment: number;
+  stepUuid: string;
+  result: StepRunResult;
+}
+
+/** What runAction is given for a step of a deployed version in an execution. */
+export function stepInput(execution: ExecutionRow, step: DefinitionStep): StepRunInput {
+  return {
+    flowUuid: execution.flow_uuid,
+    stepUuid: step.uuid,
+    versionUuid: execution.version_uuid,
+    executionUuid: execution.uuid,
+    appUid: step.app_uid,
+    actionKey: step.action_key!,
+    actionVersion: step.definition_version ?? 1,
+    agentUuid: step.agent_uuid,
+    appConnectionUuid: step.app_connection_uuid,
+    config: step.config,
+    position: step.position,
+  };
+}
+
 /** One step's record in RECORD_SEGMENT's array (a JSON null there is SQL NULL). */
 interface StepRecord {
   uuid: string;
@@ -118,11 +142,21 @@ interface StepRecord {
  * the cursor past it and the message for the next segment then commit together), a
  * step pauses, a step fails, or the flow ends. Pure steps run on in the same segment.
  *
+ * An external step (one that calls another system) is the one step of its segment and runs
+ * in the message's prepare, with no transaction open (`prepared`); this handler then records
+ * its result and runs on. Reaching another, it ends the segment there.
+ *
  * So a worker killed mid-segment leaves the execution at its last commit: the segment
  * runs again from there, its pure steps harmlessly, and its one impure step (the last
  * of the segment) with the same idempotency key. No step is ever recorded twice.
  */
-export async function runSegment(runtime: FlowsRuntime, em: EntityManager, message: BusMessage<SegmentMessage>, executions?: ExecutionMetrics): Promise<void> {
+export async function runSegment(
+  runtime: FlowsRuntime,
+  em: EntityManager,
+  message: BusMessage<SegmentMessage>,
+  executions?: ExecutionMetrics,
+  prepared?: PreparedStep | null,
+): Promise<void> {
   const { payload } = message;
   const tenant = runtime.tenants.require();
   // Raw SQL, one round trip per statement (the tenant is an explicit condition, as the tenant filter would add). The row
@@ -190,26 +224,16 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
     while (cursor) {
       const step = definition.steps[cursor];
       if (!step?.action_key) return fail(`Step ${cursor} is not an action step of version ${version.number}`);
-      await loadEarlierOutputs(step);
-      const result = await runAction(
-        runtime,
-        em,
-        tenant,
-        {
-          flowUuid: execution.flow_uuid,
-          stepUuid: step.uuid,
-          versionUuid: execution.version_uuid,
-          executionUuid: execution.uuid,
-          appUid: step.app_uid,
-          actionKey: step.action_key,
-          actionVersion: step.definition_version ?? 1,
-          agentUuid: step.agent_uuid,
-          appConnectionUuid: step.app_connection_uuid,
-          config: step.config,
-          position: step.position,
-        },
-        (uuid) => (outputs.has(uuid) ? { found: true, value: outputs.get(uuid) } : { found: false, value: undefined }),
-      );
+      const action = runtime.catalog.action(step.app_uid, step.action_key, step.definition_version ?? 1);
+      let result: StepRunResult;
+      if (action && isExternal(runtime, step.app_uid, action)) {
+        // Run by this message's prepare, with no transaction open; any other external step gets a segment of its own.
+        if (prepared?.stepUuid !== step.uuid || prepared.segment !== execution.segment || records.length > 0) return endSegment();
+        result = prepared.result;
+      } else {
+        await loadEarlierOutputs(step);
+        result = await runAction(runtime, em, tenant, stepInput(execution, step), (uuid) => (outputs.has(uuid) ? { found: true, value: outputs.get(uuid) } : { found: false, value: undefined }));
+      }
       records.push({
         uuid: newUuid(),
         step_uuid: step.uuid,
@@ -227,7 +251,6 @@ export async function runSegment(runtime: FlowsRuntime, em: EntityManager, messa
       changes.cursor = cursor;
       if (result.status === 'waiting') return endSegment(result.resumeAt!, step.uuid);
       // An impure step's effect commits before anything runs after it (an action gone from the catalog did nothing).
-      const action = runtime.catalog.action(step.app_uid, step.action_key, step.definition_version ?? 1);
       if (cursor && action && !action.pure) return endSegment();
     }
     changes.status = 'succeeded';

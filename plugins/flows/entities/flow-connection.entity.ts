@@ -1,3 +1,4 @@
+import type { Opt } from '@mikro-orm/core';
 import { Entity, Index, Property } from '@mikro-orm/decorators/legacy';
 import { TenantScopedEntity } from '../../../core';
 
@@ -14,4 +15,13 @@ export class FlowConnection extends TenantScopedEntity {
   /** JSON of the credentials, sealed. */
   @Property({ type: 'text' })
   credentials!: string;
+
+  /** `needs_reauth` once an OAuth refresh was refused: steps using it fail with `statusMessage` until it is connected again. */
+  @Property({ type: 'text', default: 'connected' })
+  status: ConnectionStatus & Opt = 'connected';
+
+  @Property({ type: 'text', nullable: true })
+  statusMessage: string | null = null;
 }
+
+export type ConnectionStatus = 'connected' | 'needs_reauth';

@@ -55,7 +55,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'agent-webhooks/0001-agent-webhook-deliveries', 'flows/0001-flows', 'flows/0002-trigger-cursors', 'flows/0003-step-versions', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'agent-webhooks/0001-agent-webhook-deliveries', 'flows/0001-flows', 'flows/0002-trigger-cursors', 'flows/0003-step-versions', 'flows/0004-oauth-connections', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -106,10 +106,14 @@ describe('switchboard CLI', () => {
         { id: 'agent-webhooks', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/agent-webhooks') },
         { id: 'flows', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/flows') },
         { id: 'app-agents', dependsOn: ['flows', 'agents'], origin: path.join(ROOT, 'plugins/app-agents') },
+        { id: 'app-caldav', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-caldav') },
         { id: 'conversations', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/conversations') },
         { id: 'evaluation', dependsOn: ['agents', 'conversations'], origin: path.join(ROOT, 'plugins/evaluation') },
         { id: 'app-conversations', dependsOn: ['flows', 'app-agents', 'conversations', 'evaluation'], origin: path.join(ROOT, 'plugins/app-conversations') },
+        { id: 'app-google-calendar', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-google-calendar') },
+        { id: 'app-google-sheets', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-google-sheets') },
         { id: 'app-http', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-http') },
+        { id: 'app-hubspot-crm', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-hubspot-crm') },
         { id: 'app-logic', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-logic') },
         { id: 'contacts', dependsOn: ['agents', 'conversations'], origin: path.join(ROOT, 'plugins/contacts') },
         { id: 'outreach', dependsOn: ['agents', 'contacts'], origin: path.join(ROOT, 'plugins/outreach') },
@@ -118,6 +122,7 @@ describe('switchboard CLI', () => {
         { id: 'tables', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/tables') },
         { id: 'app-tables', dependsOn: ['flows', 'tables'], origin: path.join(ROOT, 'plugins/app-tables') },
         { id: 'app-webhook', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-webhook') },
+        { id: 'app-zoho-crm', dependsOn: ['flows'], origin: path.join(ROOT, 'plugins/app-zoho-crm') },
         { id: 'memorize', dependsOn: ['agents', 'conversations', 'contacts'], origin: path.join(ROOT, 'plugins/memorize') },
         { id: 'runtime', dependsOn: ['agents', 'conversations', 'contacts', 'tables', 'memorize'], origin: path.join(ROOT, 'plugins/runtime') },
         { id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') },

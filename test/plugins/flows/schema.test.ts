@@ -18,7 +18,7 @@ describe('flows database schema', () => {
 
   it('records the migration after the agents plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-4)).toEqual(['agents/0001-agents', 'flows/0001-flows', 'flows/0002-trigger-cursors', 'flows/0003-step-versions']);
+    expect(executed.slice(-5)).toEqual(['agents/0001-agents', 'flows/0001-flows', 'flows/0002-trigger-cursors', 'flows/0003-step-versions', 'flows/0004-oauth-connections']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 });

@@ -31,7 +31,7 @@ describe('Auth helpers: the credentials schema a connection stores, and its type
     same<CredentialsOf<typeof mail>, { access_token: string; refresh_token?: string; token_type?: string; expires_at?: string; scope?: string }>(true);
     expect(mail).toMatchObject({ type: 'oauth2', scopes: ['mail.send'], pkce: true, clientIdKey: 'id', clientSecretKey: 'secret' });
     expect(mail.schema.required).toEqual(['access_token']);
-    expect(Auth.oauth2({ authorizeUrl: 'https://a.example', tokenUrl: 'https://t.example', clientIdKey: 'id', clientSecretKey: 'secret' })).toMatchObject({ scopes: [], pkce: false });
+    expect(Auth.oauth2({ authorizeUrl: 'https://a.example', tokenUrl: 'https://t.example', clientIdKey: 'id', clientSecretKey: 'secret' })).toMatchObject({ scopes: [], pkce: true, scopeSeparator: ' ', tokenPrefix: 'Bearer' });
   });
 
   it('custom: the app’s schema as it is', () => {

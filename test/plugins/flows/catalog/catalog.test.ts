@@ -110,7 +110,8 @@ describe('flow app catalog routes', () => {
   it('an oauth2 app shows its auth type, scopes, authorize URL and PKCE, never its client credentials nor where they are kept', async () => {
     const res = await kit.api.get('/api/v1/flow/apps/fixture_mail').expect(200);
     const { auth } = res.body.data;
-    expect(auth).toMatchObject({ type: 'oauth2', description: null, oauth2: { authorize_url: 'https://mail.example.com/oauth/authorize', scopes: ['mail.send', 'mail.read'], pkce: true } });
+    // The operator has not configured the fixture's OAuth client: the catalog says so, and shows no URL.
+    expect(auth).toMatchObject({ type: 'oauth2', description: null, oauth2: { authorize_url: null, configured: false, scopes: ['mail.send', 'mail.read'], pkce: true } });
     expect(Object.keys(auth.schema.properties)).toEqual(['access_token', 'refresh_token', 'token_type', 'expires_at', 'scope']);
     expect(auth.schema.required).toEqual(['access_token']);
     for (const hidden of ['mailClientId', 'mailClientSecret', 'oauth/token']) expect(JSON.stringify(res.body)).not.toContain(hidden);

@@ -35,7 +35,7 @@ describe('app connections', () => {
   it('POST creates one (201, the decisions.md shape); GET reads it; the list pages newest first and filters by app_uid', async () => {
     const { api } = await kit.createTenant();
     const created = await connect(api, { label: 'Sales CRM' });
-    expect(created).toEqual({ uuid: expect.any(String), app_uid: 'fixture_crm', label: 'Sales CRM', created_at: expect.any(String) });
+    expect(created).toEqual({ uuid: expect.any(String), app_uid: 'fixture_crm', label: 'Sales CRM', status: 'connected', status_message: null, created_at: expect.any(String) });
     expect(new Date(created.created_at).toISOString()).toBe(created.created_at);
     await api.get(`/api/v1/flow/connections/${created.uuid}`).expect(200, { data: created });
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { definePlugin, Type, type Egress } from '../../../../core';
-import { Auth, Options, defineAction, defineFlowApp, defineOptions, defineTrigger, flowApps, type CredentialsOf, type FlowConnectionValue } from '../../../../plugins/flows';
+import { configRef, definePlugin, Type, type Egress } from '../../../../core';
+import { Auth, Options, contributeFlowApp, defineAction, defineFlowApp, defineOptions, defineTrigger, flowApps, type CredentialsOf, type FlowConnectionValue } from '../../../../plugins/flows';
 
 export const AGENTS_PLUGIN = path.resolve(__dirname, '../../../../plugins/agents');
 export const FLOWS_PLUGIN = path.resolve(__dirname, '../../../../plugins/flows');
@@ -164,8 +164,15 @@ export const paletteApp = defineFlowApp({
   ],
 });
 
+/** The mail fixture's plugin config: where its OAuth client is read. */
+const mailConfig = {
+  mailClientId: { doc: 'OAuth client id', format: String, default: '', env: 'FIXTURE_MAIL_CLIENT_ID' },
+  mailClientSecret: { doc: 'OAuth client secret', format: String, default: '', env: 'FIXTURE_MAIL_CLIENT_SECRET', sensitive: true },
+};
+
 /** A `connect` app through OAuth 2.0: the catalog shows what it asks for, never the client credentials. */
 export const mailApp = defineFlowApp({
+  deps: { config: configRef(mailConfig) },
   uid: 'fixture_mail',
   name: 'Fixture Mail',
   description: 'Sends e-mail from the user’s mailbox',
@@ -212,7 +219,10 @@ export const inboxApp = defineFlowApp({
 export const fixtureApps = definePlugin({
   id: 'flows-fixture-apps',
   dependsOn: ['flows'],
-  contributes: [crmApp, chatApp, mailApp, paletteApp, inboxApp].map((app) => flowApps.add(app)),
+  contributes: [crmApp, chatApp, paletteApp, inboxApp].map((app) => flowApps.add(app)),
 });
 
-export const CATALOG_PLUGINS = [AGENTS_PLUGIN, FLOWS_PLUGIN, fixtureApps];
+/** The OAuth app comes with its plugin's config, which it names in its deps. */
+export const mailFixture = definePlugin({ id: 'flows-fixture-mail', dependsOn: ['flows'], config: mailConfig, ...contributeFlowApp(mailApp) });
+
+export const CATALOG_PLUGINS = [AGENTS_PLUGIN, FLOWS_PLUGIN, fixtureApps, mailFixture];

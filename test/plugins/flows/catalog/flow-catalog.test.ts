@@ -1,4 +1,4 @@
-import { BootError, Type } from '../../../../core';
+import { BootError, Type, configRef } from '../../../../core';
 import { Auth, Options, type FlowAppDefinition } from '../../../../plugins/flows';
 import { FlowCatalog } from '../../../../plugins/flows/app/flow-catalog';
 
@@ -106,15 +106,32 @@ describe('FlowCatalog boot checks: auth', () => {
   const oauth2 = (overrides: Partial<Parameters<typeof Auth.oauth2>[0]> = {}) =>
     Auth.oauth2({ authorizeUrl: 'https://crm.example.com/authorize', tokenUrl: 'https://crm.example.com/token', scopes: ['contacts.read'], clientIdKey: 'crmClientId', clientSecretKey: 'crmClientSecret', ...overrides });
 
+  // The OAuth client is read from the app's own config, which its plugin hands over as deps.config.
+  const crmConfig = configRef({
+    crmClientId: { doc: 'id', format: String, default: '' },
+    crmClientSecret: { doc: 'secret', format: String, default: '' },
+    crmAccountsUrl: { doc: 'accounts', format: String, default: 'https://accounts.crm.example.com' },
+  });
+  const oauthApp = (auth: ReturnType<typeof oauth2>) => connect({ auth, deps: { config: crmConfig } } as never);
+
   it('accepts every auth type', () => {
-    for (const auth of [Auth.apiKey(), Auth.basic(), oauth2(), Auth.custom(Type.Object({ token: Type.String() }))]) expect(() => new FlowCatalog([connect({ auth })])).not.toThrow();
+    for (const auth of [Auth.apiKey(), Auth.basic(), Auth.custom(Type.Object({ token: Type.String() }))]) expect(() => new FlowCatalog([connect({ auth })])).not.toThrow();
+    expect(() => new FlowCatalog([oauthApp(oauth2())])).not.toThrow();
+    expect(() => new FlowCatalog([oauthApp(oauth2({ tokenUrl: '{crmAccountsUrl}/oauth/token' }))])).not.toThrow();
   });
 
   it('refuses an oauth2 declaration no authorization could follow', () => {
-    expect(refusal([connect({ auth: oauth2({ tokenUrl: 'not a url' }) })]).message).toBe('flow app "crm": oauth2 tokenUrl must be an http(s) URL');
-    expect(refusal([connect({ auth: oauth2({ authorizeUrl: 'ftp://crm.example.com' }) })]).message).toBe('flow app "crm": oauth2 authorizeUrl must be an http(s) URL');
-    expect(refusal([connect({ auth: oauth2({ scopes: ['contacts.read', 'a b'] }) })]).message).toBe('flow app "crm": oauth2 scope "a b" must be a non-empty string without spaces');
-    expect(refusal([connect({ auth: oauth2({ clientSecretKey: '' }) })]).message).toBe("flow app \"crm\": oauth2 clientSecretKey must name a config key of the app's plugin");
+    const url = 'must be an http(s) URL, or start with a {configKey} holding one';
+    expect(refusal([oauthApp(oauth2({ tokenUrl: 'not a url' }))]).message).toBe(`flow app "crm": oauth2 tokenUrl ${url}`);
+    expect(refusal([oauthApp(oauth2({ authorizeUrl: 'ftp://crm.example.com' }))]).message).toBe(`flow app "crm": oauth2 authorizeUrl ${url}`);
+    expect(refusal([oauthApp(oauth2({ scopes: ['contacts.read', 'a b'] }))]).message).toBe('flow app "crm": oauth2 scope "a b" must be a non-empty string without spaces');
+    expect(refusal([oauthApp(oauth2({ clientSecretKey: '' }))]).message).toBe("flow app \"crm\": oauth2 clientSecretKey must name a config key of the app's plugin");
+  });
+
+  it('refuses an oauth2 app that does not hand over the config its client and URLs are read from', () => {
+    expect(refusal([connect({ auth: oauth2() })]).message).toContain("names its plugin's config as `deps.config`");
+    expect(refusal([oauthApp(oauth2({ clientIdKey: 'otherId' }))]).message).toContain('"otherId", which the config in `deps.config` does not declare');
+    expect(refusal([oauthApp(oauth2({ tokenUrl: '{crmTokenUrl}/token' }))]).message).toContain('"crmTokenUrl"');
   });
 
   it('refuses an auth that is not one of the four types, or whose schema is not an object', () => {
