@@ -6,6 +6,7 @@
 export { PLUGIN_API_VERSION } from './plugin/plugin-api-version';
 export { definePlugin, isPlugin, type Plugin, type PluginDefinition, type PluginContext, type PluginMigration } from './plugin/define-plugin';
 export { createExtensionPoint, type ExtensionPoint, type ExtensionRegistry, type Contribution } from './plugin/extension-point';
+export { ContributedDeps, contributeWithDeps, contributedDepsRef, type DepsMap, type ResolvedDeps } from './plugin/contributed-deps';
 export { createServiceRef, createServiceFactory, type ServiceRef, type ServiceFactory, type ServiceFactoryContext } from './plugin/service-ref';
 export {
   coreServices,

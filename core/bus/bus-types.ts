@@ -50,6 +50,13 @@ export interface ConsumerOptions<T = any, P = undefined> {
    */
   prepare?: (message: BusMessage<T>, context: PrepareContext) => P | Promise<P>;
   /**
+   * Which messages need `prepare` (default: all). A message it turns down is neither
+   * prepared nor looked up in the inbox before its transaction (its `prepared` is
+   * undefined), so a consumer that prepares only some of its messages costs the others
+   * nothing.
+   */
+  prepareIf?: (message: BusMessage<T>) => boolean;
+  /**
    * The full names (`<plugin>.<name>`) this consumer had in earlier releases. At start
    * their queued and retrying messages and their inbox records become this consumer's,
    * and their RabbitMQ queues are emptied into its queue and deleted: an upgrade that
@@ -97,6 +104,7 @@ export interface RegisteredConsumer {
   concurrency: number;
   retry: RetryPolicy;
   prepare?: (message: BusMessage, context: PrepareContext) => unknown;
+  prepareIf?: (message: BusMessage) => boolean;
   handler: MessageHandler<any, any>;
   /** Earlier full names (ConsumerOptions.formerly). */
   formerly?: string[];

@@ -176,6 +176,7 @@ export class Bus {
         },
       },
       prepare: options.prepare,
+      prepareIf: options.prepareIf,
       handler,
       formerly: [...(options.formerly ?? [])],
     });

@@ -215,7 +215,7 @@ export class Delivery {
    * batches of one, `concurrency` at once, as a slow handler does (consumer-batches.ts).
    */
   private async prepare(consumer: RegisteredConsumer, items: Item[], result: BatchResult): Promise<void> {
-    const pending = items.filter((item) => item.error === undefined);
+    const pending = items.filter((item) => item.error === undefined && (!consumer.prepareIf || consumer.prepareIf(messageOf(item))));
     if (pending.length === 0) return;
     const handled = await boundQuery<{ message_id: string }>(this.orm.em.fork(), HANDLED_BEFORE, [consumer.name, pending.map((item) => item.envelope.messageId)]);
     const skip = new Set(handled.map((row) => row.message_id));

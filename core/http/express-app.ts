@@ -98,7 +98,8 @@ export function createExpressApp(options: ExpressAppOptions): express.Express {
     }
     runInContext({ requestId }, next);
   });
-  const jsonBody = express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'] });
+  // `verify` keeps the bytes as received on `req.rawBody`: a provider's webhook signature is over them, not over the parsed JSON.
+  const jsonBody = express.json({ limit: options.bodyLimit, strict: false, type: ['application/json', 'application/*+json'], verify: keepRawBody });
 
   // Every route, the kernel's and the plugins', is found in one table (route-table.ts): the /docs router comes after it.
   const routes = new RouteTable<RouteEntry>();
@@ -250,6 +251,11 @@ function mergeProblems(...parts: Array<FieldErrors | null | undefined>): FieldEr
   return merged;
 }
 
+/** express.json's `verify`: the JSON body's bytes, as received, on `req.rawBody` (a route reads them for a signature check). */
+function keepRawBody(req: unknown, _res: unknown, buffer: Buffer): void {
+  (req as { rawBody?: Buffer }).rawBody = buffer;
+}
+
 function hasBody(req: Request): boolean {
   return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 }
@@ -258,6 +264,8 @@ function send(res: Response, route: CompiledRoute, result: unknown): void {
   if (result instanceof ReplayedResponse) return sendReplay(res, result);
   if (result instanceof Reply) {
     for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+    // Bytes are written as they are (a webhook's TwiML or challenge text), with the Content-Type the headers give.
+    if (Buffer.isBuffer(result.body)) return void res.status(result.status).end(result.body);
     if (result.body === undefined) res.status(result.status).end();
     else writeJson(res, result.status, result.body);
     return;

@@ -52,9 +52,9 @@ export class RouteRegistry {
       ...route,
       pluginId,
       auth: route.auth ?? 'tenant',
-      scope: route.scope ?? (route.method === 'GET' ? 'read' : 'write'),
+      scope: route.scope ?? (route.method === 'GET' || route.method === 'OPTIONS' ? 'read' : 'write'),
       status: route.status ?? 200,
-      transactional: route.transactional ?? route.method !== 'GET',
+      transactional: route.transactional ?? (route.method !== 'GET' && route.method !== 'OPTIONS'),
       validate,
     });
   }

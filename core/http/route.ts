@@ -4,7 +4,8 @@ import type { Request } from 'express';
 import type { TenantRef } from '../context/request-context';
 import type { UploadSpec, UploadedFile } from './multipart-upload';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+/** `OPTIONS`: a route that answers CORS preflights itself (web chat's public routes grant their channel's origins). */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /**
  * Who may call a route:
@@ -52,7 +53,11 @@ export class JsonText {
   ) {}
 }
 
-/** Return this from a handler to choose the status or add headers. */
+/**
+ * Return this from a handler to choose the status or add headers. A Buffer body is
+ * written as it is (set its `content-type` in `headers`); any other body as JSON.
+ * A JSON request's body as received is on `req.rawBody` (a Buffer), for signatures.
+ */
 export class Reply {
   constructor(
     readonly status: number,

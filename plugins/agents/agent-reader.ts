@@ -76,7 +76,8 @@ const LISTS: Record<string, ListSpec> = {
   },
   channels: {
     table: 'agent_channels',
-    item: `'uuid', c.uuid, 'type', c.type, 'name', c.name, 'is_active', c.is_active, 'config', c.config`,
+    // The key is shown while the channel is web chat only (it is kept when the type changes, schemas/channel.ts).
+    item: `'uuid', c.uuid, 'type', c.type, 'name', c.name, 'is_active', c.is_active, 'config', c.config, 'public_key', case when c.type = 'web_chat' then c.public_key end`,
     orderBy: 'c.uuid',
   },
 };

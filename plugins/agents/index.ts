@@ -7,16 +7,21 @@ import { agentWriterRef, createAgentWriter } from './agent-writer';
 import { OWN_SETTINGS_KEYS, agentSettingsSlots } from './agent-settings-slots';
 import * as entities from './entities';
 import { Migration0001Agents } from './migrations/0001-agents';
+import { Migration0002ChannelPublicKey } from './migrations/0002-channel-public-key';
 import { agentRoutes } from './routes/agent-routes';
 import { intentRoutes } from './routes/intent-routes';
 import { phoneAndChannelRoutes } from './routes/phone-channel-routes';
 import { procedureRoutes } from './routes/procedure-routes';
 import { ruleRoutes } from './routes/rule-routes';
 import { textListRoutes } from './routes/text-list-routes';
+import { trunkRoutes } from './routes/trunk-routes';
 import { webhookRoutes } from './routes/webhook-routes';
 import { agentSchema } from './schemas/agent';
 import { intentAuthToken, webhookSecret } from './secret-columns';
 import { agentWebhookEvents } from './webhook-events';
+import { agentChannelsRef, createAgentChannels } from './agent-channels';
+import { agentChannelChecks } from './channel-checks';
+import { createWebChatChannels, webChatChannelsRef } from './web-chat-channels';
 
 // The public API of the agents plugin: what other plugins may import.
 export { agentDirectoryRef, type AgentDirectory, type IntentWebhookTarget, type WebhookSubscriber } from './agent-directory';
@@ -31,6 +36,9 @@ export type { AgentJson } from './agent-reader';
 export { RESERVED_TOOL_NAMES } from './routes/intent-routes';
 export type { AgentView, IntentJson, RoutingRuleJson, GuardRuleJson } from './agent-view';
 export type { AgentStatus } from './agent-status';
+export { webChatChannelsRef, type WebChatChannels, type WebChatChannel } from './web-chat-channels';
+export { agentChannelsRef, type AgentChannels, type RoutedAgentChannel, type ConnectionUser } from './agent-channels';
+export { agentChannelChecks, type AgentChannelCheck } from './channel-checks';
 export { isLanguageCode, languages, type Language } from './languages/language-catalog';
 
 /** The settings slots other plugins added; they may not take the agent's own members. */
@@ -44,8 +52,11 @@ function slotsOf(extensions: ExtensionRegistry) {
 export default definePlugin({
   id: 'agents',
   entities: Object.values(entities),
-  migrations: [{ name: '0001-agents', class: Migration0001Agents }],
-  provides: [agentSettingsSlots, agentWebhookEvents],
+  migrations: [
+    { name: '0001-agents', class: Migration0001Agents },
+    { name: '0002-channel-public-key', class: Migration0002ChannelPublicKey },
+  ],
+  provides: [agentSettingsSlots, agentWebhookEvents, agentChannelChecks],
   contributes: ownWebhookEvents.map((event) => agentWebhookEvents.add(event)),
   // One reader and one AgentService per kernel: init's routes and the services below share them.
   services: [
@@ -64,6 +75,8 @@ export default definePlugin({
       deps: { orm: coreServices.orm, tenant: coreServices.tenant, secrets: coreServices.secrets, reader: agentReaderRef },
       factory: ({ orm, tenant, secrets, reader }) => createAgentDirectory(orm, tenant, secrets, reader),
     }),
+    createServiceFactory({ service: webChatChannelsRef, deps: { orm: coreServices.orm }, factory: ({ orm }) => createWebChatChannels(orm) }),
+    createServiceFactory({ service: agentChannelsRef, deps: { orm: coreServices.orm, tenants: coreServices.tenant }, factory: ({ orm, tenants }) => createAgentChannels(orm, () => tenants.require()) }),
     createServiceFactory({
       service: agentWriterRef,
       deps: { orm: coreServices.orm, tenant: coreServices.tenant, service: agentServiceRef },
@@ -85,7 +98,8 @@ export default definePlugin({
       ...intentRoutes(service, agent),
       ...webhookRoutes(service, agent),
       ...ruleRoutes(service, agent),
-      ...phoneAndChannelRoutes(service, agent),
+      ...phoneAndChannelRoutes(service, agent, extensions.items(agentChannelChecks)),
+      ...trunkRoutes(service),
     ];
     for (const route of routes) http.route(route);
   },

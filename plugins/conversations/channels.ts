@@ -12,9 +12,22 @@ export const isVoiceChannel = (channel: Channel): boolean => VOICE_CHANNELS.incl
 export const SENDERS = ['customer', 'agent', 'system'] as const;
 export type Sender = (typeof SENDERS)[number];
 
-/** `tool`: a tool the agent's model called in a turn (its name, arguments and result), recorded by the runtime. */
-export const MESSAGE_TYPES = ['text', 'audio', 'event', 'tool'] as const;
+/**
+ * `tool`: a tool the agent's model called in a turn (its name, arguments and result), recorded by the runtime.
+ * `audio`, `image`, `video`, `document`, `location`: media a customer sent through a channel (the content is its URL or the provider's id).
+ */
+export const MESSAGE_TYPES = ['text', 'audio', 'image', 'video', 'document', 'location', 'event', 'tool'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+/**
+ * What became of an agent message sent through a channel: `pending` (queued, paced),
+ * `sent` (the provider took it), `delivered`, `read`, or `failed` (with the reason).
+ * It only moves forward (DELIVERY_STATUS_RANK): a late `delivered` never undoes `read`.
+ */
+export const DELIVERY_STATUSES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** `failed` ranks with `delivered`: neither replaces the other, and `read` (it arrived after all) replaces both. */
+export const DELIVERY_STATUS_RANK: Record<DeliveryStatus, number> = { pending: 0, sent: 1, delivered: 2, failed: 2, read: 3 };
 
 /**
  * `transferred`: handed to a person or another destination (a routing or guard rule);

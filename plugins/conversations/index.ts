@@ -9,6 +9,7 @@ import { registerMessageExport } from './export';
 import { createConversationWriter, conversationWriterRef } from './conversations/conversation-writer';
 import { Migration0001Conversations } from './migrations/0001-conversations';
 import { Migration0002ConversationMessageOrder } from './migrations/0002-conversation-message-order';
+import { Migration0003MessageDelivery } from './migrations/0003-message-delivery';
 import { sessionizationProvider, type SessionizationProvider } from './sessionization-policy';
 import { conversationStatusEvent, messageCreatedEvent } from './topics';
 
@@ -23,6 +24,8 @@ export {
   VOICE_CHANNELS,
   MESSAGE_TYPES,
   CONVERSATION_STATUSES,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
   isVoiceChannel,
   type Channel,
   type Sender,
@@ -51,6 +54,7 @@ export default definePlugin({
   migrations: [
     { name: '0001-conversations', class: Migration0001Conversations },
     { name: '0002-conversation-message-order', class: Migration0002ConversationMessageOrder },
+    { name: '0003-message-delivery', class: Migration0003MessageDelivery },
   ],
   config: conversationsConfig,
   provides: [sessionizationProvider, contactCheck],

@@ -79,7 +79,7 @@ export const messageCreatedEvent: AgentWebhookEvent = {
   name: 'message_created',
   description:
     'A message was recorded on a conversation of the agent (the customer’s, the agent’s, a system event or a tool call): ' +
-    '`{message_uuid, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type ("text"|"audio"|"event"|"tool"), content, created_at}`',
+    '`{message_uuid, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type ("text"|"audio"|"event"|"tool"), content, created_at, delivery_status, delivery_error}`',
   source: {
     topics: [CONVERSATION_TOPICS.messageCreated],
     agentUuid: agentOf,

@@ -1,5 +1,5 @@
 import { Component, ReadOnly, Timestamp, Type, Uuid, type Static } from '../../core';
-import { CHANNELS, CONVERSATION_STATUSES, MESSAGE_TYPES, SENDERS, SESSION_CLOSE_REASONS, SESSION_STATUSES } from './channels';
+import { CHANNELS, CONVERSATION_STATUSES, DELIVERY_STATUSES, MESSAGE_TYPES, SENDERS, SESSION_CLOSE_REASONS, SESSION_STATUSES } from './channels';
 import type { Conversation, ConversationMessage, ConversationSession } from './entities';
 
 const literals = <T extends readonly string[]>(values: T, description: string) =>
@@ -11,6 +11,7 @@ export const MessageTypeSchema = literals(
   MESSAGE_TYPES,
   '`text`, `audio` (content is a transcript or a URL), `event` (e.g. a transfer) or `tool` (a tool the agent called: its name, arguments and result)',
 );
+const DeliveryStatusSchema = literals(DELIVERY_STATUSES, 'What became of a message sent through a channel');
 const StatusSchema = literals(CONVERSATION_STATUSES, '`open`; `transferred` (handed on by a routing or guard rule; still takes messages); `closed` (takes none)');
 const SessionStatusSchema = literals(SESSION_STATUSES, '`open` until closed');
 const NullableUuid = (description: string) => Type.Union([Uuid(), Type.Null()], { description });
@@ -33,21 +34,35 @@ export const ConversationSchema = Component(
 );
 export type ConversationJson = Static<typeof ConversationSchema>;
 
-/** One message, as the conversation routes, the sessions and the message export return it (the spec's export row). */
+/** The members of a message every view has: the spec's export row. */
+const messageRowProperties = {
+  message_uuid: Uuid(),
+  conversation_uuid: Uuid(),
+  session_uuid: Uuid(),
+  contact_uuid: NullableUuid('The conversation’s contact'),
+  agent_uuid: Uuid(),
+  channel: ChannelSchema,
+  channel_label: Type.Union([Type.String(), Type.Null()]),
+  sender: SenderSchema,
+  message_type: MessageTypeSchema,
+  content: Type.String({ description: '`***` in an export under the `masked` policy' }),
+  created_at: Timestamp(),
+};
+
+/** One message as the message export writes it (export-page-json.ts writes exactly these members). */
+export const ExportMessageSchema = Component('ConversationMessageExportRow', Type.Object(messageRowProperties));
+
+/** One message, as the conversation routes, the sessions and the message events return it. */
 export const MessageSchema = Component(
   'ConversationMessage',
   Type.Object({
-    message_uuid: Uuid(),
-    conversation_uuid: Uuid(),
-    session_uuid: Uuid(),
-    contact_uuid: NullableUuid('The conversation’s contact'),
-    agent_uuid: Uuid(),
-    channel: ChannelSchema,
-    channel_label: Type.Union([Type.String(), Type.Null()]),
-    sender: SenderSchema,
-    message_type: MessageTypeSchema,
-    content: Type.String({ description: '`***` in an export under the `masked` policy' }),
-    created_at: Timestamp(),
+    ...messageRowProperties,
+    delivery_status: Type.Union([DeliveryStatusSchema, Type.Null()], {
+      description:
+        'For an agent message sent through a channel (SMS, chatapp, social): `pending` (queued), `sent` (the provider took it), `delivered`, `read`, or `failed`; ' +
+        'it never moves backwards. Null for every other message',
+    }),
+    delivery_error: Type.Union([Type.String(), Type.Null()], { description: 'The provider’s reason, when `delivery_status` is `failed`' }),
   }),
 );
 export type MessageJson = Static<typeof MessageSchema>;
@@ -106,6 +121,8 @@ export const messageJson = (row: ConversationMessage): MessageJson => ({
   message_type: row.messageType,
   content: row.content,
   created_at: iso(row.createdAt),
+  delivery_status: row.deliveryStatus,
+  delivery_error: row.deliveryError,
 });
 
 export const sessionJson = (row: ConversationSession): SessionJson => ({

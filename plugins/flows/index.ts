@@ -5,10 +5,11 @@ import { FlowAppDepsRegistry, flowAppDepsRef } from './app/app-deps';
 import { FlowCatalog } from './app/flow-catalog';
 import { flowAppProblems } from './app/flow-app-problems';
 import { flowApps, flowAppExtensions } from './app/flow-apps-point';
-import { registerBuilderRoutes } from './builder';
-import { registerCatalogRoutes } from './catalog';
+import { builderRoutes } from './builder';
+import { catalogRoutes } from './catalog';
+import { oauthVerifier } from './catalog/oauth-routes';
 import { connectionCredentials } from './connections/connection-secret';
-import { registerEngine } from './engine';
+import { executionRoutes, registerEngine } from './engine';
 import * as entities from './entities';
 import { Migration0001Flows } from './migrations/0001-flows';
 import { ConnectionTokens } from './connections/connection-tokens';
@@ -124,14 +125,15 @@ export default definePlugin({
   },
   init(deps, { extensions }) {
     deps.secrets.declareColumn(connectionCredentials);
+    deps.secrets.declareColumn(oauthVerifier);
     const catalog = new FlowCatalog(extensions.items(flowApps), extensions.items(flowAppExtensions), deps.appDeps);
     const appConfig = appConfigReader(catalog);
     const tokens = new ConnectionTokens({ ...deps, catalog, appConfig });
     const runtime: FlowsRuntime = { ...deps, catalog, appConfig, tokens };
     // App plugins hand their deps over in their own init, after this one.
     deps.lifecycle.onStart(() => runtime.catalog.assertDepsProvided());
-    registerCatalogRoutes(runtime);
-    registerBuilderRoutes(runtime);
+    // In this order: the catalog's static `/api/v1/flow/apps/...` and `/api/v1/flow/connections/...` before the builder's `/api/v1/flow/:uuid...`.
+    for (const route of [...catalogRoutes(runtime), ...builderRoutes(runtime), ...executionRoutes]) deps.http.route(route);
     registerEngine(runtime);
   },
 });

@@ -1,4 +1,4 @@
-import { coreServices, createServiceFactory, definePlugin } from '../../core';
+import { ContributedDeps, coreServices, createServiceFactory, definePlugin } from '../../core';
 import { agentDirectoryRef } from '../agents';
 import { contactDirectoryRef } from '../contacts';
 import { registerCampaigns } from './campaigns';
@@ -11,11 +11,11 @@ import { registerTasks } from './tasks';
 import { taskSchedulerRef } from './tasks/task-scheduler';
 import { createScheduler } from './tasks/task-scheduling';
 import { builtInExecutors } from './tasks/built-in-executors';
-import { taskExecutors } from './tasks/task-executors';
+import { taskExecutorDepsRef, taskExecutors, type TaskExecutor } from './tasks/task-executors';
 import { taskSecretColumn } from './tasks/task-secret';
 
 // The public API of the outreach plugin: what other plugins may import.
-export { taskExecutors, type TaskExecutor, type TaskExecutionContext } from './tasks/task-executors';
+export { taskExecutors, contributeTaskExecutor, taskExecutorDepsRef, type TaskExecutor, type TaskExecutionContext } from './tasks/task-executors';
 export type { TaskJson } from './tasks/task-view';
 export { outreachTasksRef, type OutreachTasks, type TaskCreateBody } from './outreach-tasks';
 export { TASK_TOPICS, type TaskEvent } from './tasks/task-topics';
@@ -35,6 +35,8 @@ export default definePlugin({
   services: [
     // One per kernel, shared by the routes (init) and outreachTasksRef.
     createServiceFactory({ service: taskSchedulerRef, deps: { bus: coreServices.bus }, factory: ({ bus }) => createScheduler(bus) }),
+    // One per kernel: where plugins hand over the services their executors name.
+    createServiceFactory({ service: taskExecutorDepsRef, deps: {}, factory: () => new ContributedDeps<TaskExecutor>((executor) => `task executor "${executor.type}"`) }),
     createServiceFactory({
       service: outreachTasksRef,
       deps: { orm: coreServices.orm, scheduler: taskSchedulerRef, tenants: coreServices.tenant, secrets: coreServices.secrets, agents: agentDirectoryRef, contacts: contactDirectoryRef },
@@ -51,13 +53,14 @@ export default definePlugin({
     agents: agentDirectoryRef,
     contacts: contactDirectoryRef,
     scheduler: taskSchedulerRef,
+    executorDeps: taskExecutorDepsRef,
   },
-  init({ http, bus, egress, logger, secrets, agents, contacts, scheduler }, { extensions }) {
+  init({ http, bus, egress, logger, secrets, agents, contacts, scheduler, executorDeps }, { extensions }) {
     // The write-only webhook secrets, sealed for their tenant: `switchboard secrets rotate` re-seals them.
     secrets.declareColumn(taskSecretColumn);
     secrets.declareColumn(campaignSecretColumn);
     const executors = extensions.items(taskExecutors);
-    const runtime = { http, bus, egress, logger, secrets, agents, contacts, executors };
+    const runtime = { http, bus, egress, logger, secrets, agents, contacts, executors, executorDeps };
     // Static paths first (`/tasks`), then the campaign area's.
     registerTasks(runtime, scheduler);
     registerCampaigns({ http, bus, logger, secrets, agents, contacts, tasks: scheduler, taskTypes: new Set(executors.map((executor) => executor.type)) });

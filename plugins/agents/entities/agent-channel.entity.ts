@@ -1,4 +1,4 @@
-import { Entity, Property } from '@mikro-orm/decorators/legacy';
+import { Entity, Property, Unique } from '@mikro-orm/decorators/legacy';
 import type { Opt } from '@mikro-orm/core';
 import { AgentChild } from './agent-child';
 
@@ -9,4 +9,12 @@ export class AgentChannel extends AgentChild {
   @Property({ type: 'string', length: 200 }) name: string & Opt = '';
   @Property({ type: 'boolean' }) isActive: boolean & Opt = true;
   @Property({ type: 'json' }) config: Record<string, unknown> & Opt = {};
+  /**
+   * A `web_chat` channel's public key (`pk_...`): visitors' browsers name the channel
+   * with it (the web-chat plugin), so it is unique across tenants. Made when the channel
+   * first becomes `web_chat` and kept after, so a type changed back finds its embeds working.
+   */
+  @Unique({ name: 'agent_channels_public_key_unique' })
+  @Property({ type: 'string', length: 64, nullable: true })
+  publicKey: (string & Opt) | null = null;
 }

@@ -9,6 +9,14 @@ const ChannelType = Type.Union(
   { description: 'phone (voice calls), sms, chatapp (text), chatapp_call (voice), social (social messaging), web_chat' },
 );
 
+const PublicKey = ReadOnly(
+  Type.Union([Type.String({ pattern: '^pk_[A-Za-z0-9_-]{24,}$' }), Type.Null()], {
+    description:
+      'A `web_chat` channel’s public key, made when the channel is created: the hosted chat page (`/chat/{public_key}`) and the widget ' +
+      '(`data-public-key` of `/widget.js`) name the channel with it. `null` for other types.',
+  }),
+);
+
 /** A channel the agent talks on; `config` holds its non-secret settings. */
 export const Channel = Component('Channel', Type.Object(
   {
@@ -16,7 +24,11 @@ export const Channel = Component('Channel', Type.Object(
     type: ChannelType,
     name: Type.String({ maxLength: 200 }),
     is_active: Type.Boolean(),
-    config: OpenObject('Channel settings (no credentials: those live in connections)'),
+    config: OpenObject(
+      'Channel settings (no credentials: those live in connections). A `web_chat` channel’s `allowed_origins` lists the origins ' +
+        '(`https://shop.example.com`) whose pages may embed its widget; without it only the hosted chat page talks to it.',
+    ),
+    public_key: PublicKey,
   },
   { additionalProperties: false },
 ));
@@ -28,8 +40,9 @@ export const ChannelWrite = Type.Object(
     name: Type.Optional(Channel.properties.name),
     is_active: Type.Optional(Type.Boolean()),
     config: Type.Optional(Channel.properties.config),
+    public_key: PublicKey,
   },
-  { additionalProperties: false, examples: [{ type: 'web_chat', name: 'Website widget' }] },
+  { additionalProperties: false, examples: [{ type: 'web_chat', name: 'Website widget', config: { allowed_origins: ['https://shop.example.com'] } }] },
 );
 
 export const ChannelPatch = Type.Object(

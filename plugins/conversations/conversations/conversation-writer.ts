@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError, boundQuery, createServiceRef, preparedStatement, type BusService, type FieldErrors, type TenantService } from '../../../core';
 import type { AgentDirectory } from '../../agents';
-import type { Channel, MessageType, Sender } from '../channels';
+import { DELIVERY_STATUS_RANK, type Channel, type DeliveryStatus, type MessageType, type Sender } from '../channels';
 import type { ContactCheck } from '../contact-check';
 import { Conversation, ConversationMessage } from '../entities';
 import type { SessionizationProvider } from '../sessionization-policy';
@@ -45,6 +45,13 @@ export interface ConversationWriter {
   history(em: EntityManager, conversationUuid: string, limit: number): Promise<MessageJson[]>;
   /** Customer messages of the conversation created at or after `since`. */
   countCustomerMessagesSince(em: EntityManager, conversationUuid: string, since: Date): Promise<number>;
+  /**
+   * Sets what became of a message sent through a channel (the channels plugin), only
+   * forward (DELIVERY_STATUS_RANK: a late `delivered` leaves `read`); `error` is kept for
+   * `failed` only. True when the message changed; false when it is not in the current
+   * tenant or already at that stage or past it.
+   */
+  setDelivery(em: EntityManager, messageUuid: string, status: DeliveryStatus, error?: string | null): Promise<boolean>;
 }
 
 export const conversationWriterRef = createServiceRef<ConversationWriter>('conversations.writer');
@@ -68,8 +75,14 @@ export const OLDEST_FIRST = { createdAt: 'asc', uuid: 'asc' } as const;
  */
 const HISTORY = preparedStatement(
   'conversations.history',
-  'select uuid, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content, created_at ' +
+  'select uuid, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content, created_at, delivery_status, delivery_error ' +
     'from conversation_messages where tenant_uuid = $1 and conversation_uuid = $2 order by created_at desc, uuid desc limit $3',
+);
+/** The rank of the stored status (null: never sent through a channel) against the new one's, in one statement: no read-then-write race. */
+const RANK_SQL = `case "delivery_status" ${Object.entries(DELIVERY_STATUS_RANK).map(([status, rank]) => `when '${status}' then ${rank}`).join(' ')} else -1 end`;
+const SET_DELIVERY = preparedStatement(
+  'conversations.set-delivery',
+  `update conversation_messages set delivery_status = $3, delivery_error = $4, updated_at = now() where tenant_uuid = $1 and uuid = $2 and ${RANK_SQL} < $5 returning uuid`,
 );
 const CUSTOMER_MESSAGES_SINCE = preparedStatement(
   'conversations.customer-messages-since',
@@ -191,6 +204,12 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
     async countCustomerMessagesSince(em, conversationUuid, since) {
       const [row] = await boundQuery<{ n: number }>(em, CUSTOMER_MESSAGES_SINCE, [tenants.require().uuid, conversationUuid, since]);
       return row.n;
+    },
+
+    async setDelivery(em, messageUuid, status, error) {
+      const reason = status === 'failed' ? (error ?? null) : null;
+      const rows = await boundQuery<{ uuid: string }>(em, SET_DELIVERY, [tenants.require().uuid, messageUuid, status, reason, DELIVERY_STATUS_RANK[status]]);
+      return rows.length > 0;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { Entity, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import type { Opt } from '@mikro-orm/core';
 import { TenantScopedEntity } from '../../../core';
-import type { Channel, MessageType, Sender } from '../channels';
+import type { Channel, DeliveryStatus, MessageType, Sender } from '../channels';
 import { ConversationSession } from './conversation-session.entity';
 import { Conversation } from './conversation.entity';
 
@@ -43,4 +43,12 @@ export class ConversationMessage extends TenantScopedEntity {
 
   @Property({ type: 'text' })
   content!: string;
+
+  /** What became of an agent message sent through a channel (the channels plugin); null for every other message. */
+  @Property({ type: 'text', nullable: true })
+  deliveryStatus: DeliveryStatus | null = null;
+
+  /** The provider's reason, for `failed`. */
+  @Property({ type: 'text', nullable: true })
+  deliveryError: string | null = null;
 }

@@ -1,7 +1,7 @@
 import { Component, ReadOnly, SuccessEnvelope, Timestamp, Type } from '../../../core';
 import { CHANNELS, type Channel } from '../channels';
 import { EXPORT_POLICIES, type ExportPolicy } from '../entities/message-export-setting.entity';
-import { MessageSchema } from '../views';
+import { ExportMessageSchema } from '../views';
 
 const OneOf = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description });
 
@@ -31,7 +31,7 @@ export const exportQuery = (maxLimit: number) =>
 
 export const ExportPageSchema = Type.Object({
   meta: Type.Object({}, { description: 'Reserved; empty' }),
-  messages: Type.Array(MessageSchema, { description: 'Sorted by `created_at`, then `message_uuid`' }),
+  messages: Type.Array(ExportMessageSchema, { description: 'Sorted by `created_at`, then `message_uuid`' }),
   pagination: Type.Object({
     next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page' }),
     has_more: Type.Boolean(),

@@ -1,15 +1,16 @@
+import type { AnyRoute } from '../../../core';
 import type { FlowsRuntime } from '../flows-runtime';
-import { registerDeployRoutes } from './deploy-routes';
-import { registerFlowRoutes } from './flow-routes';
-import { registerStepRoutes } from './step-routes';
-import { registerStepTestRoute } from './step-test-route';
-import { registerStepUpgradeRoute } from './step-upgrade-route';
+import { deployRoutes } from './deploy-routes';
+import { flowRoutes } from './flow-routes';
+import { stepRoutes } from './step-routes';
+import { stepTestRoute } from './step-test-route';
+import { stepUpgradeRoute } from './step-upgrade-route';
 
 /** The flow builder API: flows, their steps, deploy and undeploy, step tests and upgrades. */
-export function registerBuilderRoutes(runtime: FlowsRuntime): void {
-  registerFlowRoutes(runtime);
-  registerStepRoutes(runtime);
-  registerStepTestRoute(runtime);
-  registerStepUpgradeRoute(runtime);
-  registerDeployRoutes(runtime);
-}
+export const builderRoutes = (runtime: FlowsRuntime): AnyRoute[] => [
+  ...flowRoutes(runtime),
+  ...stepRoutes(runtime),
+  stepTestRoute(runtime),
+  stepUpgradeRoute(runtime),
+  ...deployRoutes(runtime),
+];

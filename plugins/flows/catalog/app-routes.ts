@@ -1,4 +1,4 @@
-import { DataEnvelope, NotFoundError, Type, defineRoute, type Static, type TSchema } from '../../../core';
+import { DataEnvelope, NotFoundError, Type, defineRoute, readRoute, type AnyRoute, type Static, type TSchema } from '../../../core';
 import type { FlowAppAuth, OAuth2Auth } from '../app/auth';
 import { OAuthNotConfigured, oauthEndpoints, type ConfigReader } from '../connections/oauth-client';
 import type { FlowAppDefinition } from '../app/flow-app';
@@ -74,11 +74,25 @@ function matches(app: FlowAppSummary, query: Static<typeof CatalogQuery>): boole
   return !search || [app.name, app.description, app.uid].some((text) => text.toLowerCase().includes(search));
 }
 
+const FILTERING =
+  'Sorted by name. `search` keeps apps whose name, description or uid contains it (case-insensitive); `category` keeps `builtin` or `connect` apps. ' +
+  'The catalog is every app the installed plugins add: it is the same for every tenant and is not paginated.';
+
+/** A whole list of catalog apps (not paged: the catalog is small and fixed), filtered by the query and `keep`. */
+const appList = (summaries: FlowAppSummary[], route: { path: string; summary: string; description: string }, keep: (app: FlowAppSummary) => boolean = () => true) =>
+  defineRoute({
+    method: 'GET',
+    ...route,
+    query: CatalogQuery,
+    response: DataEnvelope(Type.Array(FlowAppSchema)),
+    handler: ({ query }) => ({ data: summaries.filter((app) => keep(app) && matches(app, query)) }),
+  });
+
 /**
  * The catalog routes (decisions.md: flow catalog), generated from the apps the
  * installed plugins added. The catalog is fixed at boot, so every answer is built once.
  */
-export function registerAppRoutes({ http, catalog, appConfig }: FlowsRuntime): void {
+export function appRoutes({ catalog, appConfig }: FlowsRuntime): AnyRoute[] {
   const summaries = catalog.list().map((app) => catalog.summary(app));
   // Built at the first request: apps' plugins hand over their config (OAuth clients) after this plugin's init.
   let details: Map<string, AppDetail> | null = null;
@@ -88,75 +102,45 @@ export function registerAppRoutes({ http, catalog, appConfig }: FlowsRuntime): v
     if (!detail) throw new NotFoundError('Flow app not found');
     return detail;
   };
-  const filtering =
-    'Sorted by name. `search` keeps apps whose name, description or uid contains it (case-insensitive); `category` keeps `builtin` or `connect` apps. ' +
-    'The catalog is every app the installed plugins add: it is the same for every tenant and is not paginated.';
-
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/flow/apps',
-      summary: 'List the flow apps',
-      description: filtering,
-      query: CatalogQuery,
-      response: DataEnvelope(Type.Array(FlowAppSchema)),
-      handler: ({ query }) => ({ data: summaries.filter((app) => matches(app, query)) }),
-    }),
-  );
-
-  // Registered before `/apps/:uid/...`, which would otherwise read `supports` as an app uid.
-  for (const [segment, member] of [['triggers', 'supports_trigger'], ['actions', 'supports_action']] as const) {
-    http.route(
-      defineRoute({
-        method: 'GET',
-        path: `/api/v1/flow/apps/supports/${segment}`,
-        summary: `List the flow apps that have ${segment}`,
-        description: `Apps with at least one ${segment.slice(0, -1)} (\`${member}\`), in the item shape of \`GET /api/v1/flow/apps\`. ${filtering}`,
-          query: CatalogQuery,
-        response: DataEnvelope(Type.Array(FlowAppSchema)),
-        handler: ({ query }) => ({ data: summaries.filter((app) => app[member] && matches(app, query)) }),
-      }),
-    );
-  }
-
-  http.route(
-    defineRoute({
-      method: 'GET',
+  return [
+    appList(summaries, { path: '/api/v1/flow/apps', summary: 'List the flow apps', description: FILTERING }),
+    // Before `/apps/:uid/...`, which would otherwise read `supports` as an app uid.
+    ...([['triggers', 'supports_trigger'], ['actions', 'supports_action']] as const).map(([segment, member]) =>
+      appList(
+        summaries,
+        {
+          path: `/api/v1/flow/apps/supports/${segment}`,
+          summary: `List the flow apps that have ${segment}`,
+          description: `Apps with at least one ${segment.slice(0, -1)} (\`${member}\`), in the item shape of \`GET /api/v1/flow/apps\`. ${FILTERING}`,
+        },
+        (app) => app[member],
+      ),
+    ),
+    readRoute({
       path: '/api/v1/flow/apps/:uid',
       summary: 'Read a flow app with its triggers, actions and option lists',
       description:
         'The catalog item plus what building a step needs: each trigger’s and action’s `input_schema` (JSON Schema of the step’s `config`, to render a form), ' +
         'the `auth.schema` a connection’s `credentials` must match (`connect` apps) and the option lists with their `params_schema`. An unknown uid answers 404.',
       params: AppParams,
-      errors: [404],
-      response: DataEnvelope(FlowAppDetailSchema),
-      handler: ({ params }) => ({ data: detailOf(params.uid) }),
+      resource: FlowAppDetailSchema,
+      read: ({ params }) => detailOf(params.uid),
     }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'GET',
+    readRoute({
       path: '/api/v1/flow/apps/:uid/triggers',
       summary: 'List the triggers of a flow app',
       description: 'In the app’s order; empty for an app without triggers. An unknown uid answers 404.',
       params: AppParams,
-      errors: [404],
-      response: DataEnvelope(Type.Array(FlowTriggerSchema)),
-      handler: ({ params }) => ({ data: detailOf(params.uid).triggers }),
+      resource: Type.Array(FlowTriggerSchema),
+      read: ({ params }) => detailOf(params.uid).triggers,
     }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'GET',
+    readRoute({
       path: '/api/v1/flow/apps/:uid/actions',
       summary: 'List the actions of a flow app',
       description: 'In the app’s order; empty for an app without actions. A branching action lists its `branches`. An unknown uid answers 404.',
       params: AppParams,
-      errors: [404],
-      response: DataEnvelope(Type.Array(FlowActionSchema)),
-      handler: ({ params }) => ({ data: detailOf(params.uid).actions }),
+      resource: Type.Array(FlowActionSchema),
+      read: ({ params }) => detailOf(params.uid).actions,
     }),
-  );
+  ];
 }

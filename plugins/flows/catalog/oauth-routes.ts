@@ -12,6 +12,7 @@ import {
   isHttpUrl,
   requestTokenReference,
   tokenIsLive,
+  type AnyRoute,
   type TenantRef,
 } from '../../../core';
 import type { OAuth2Auth } from '../app/auth';
@@ -118,118 +119,116 @@ function withParams(url: string, params: Record<string, string>): string {
  * callback (no bearer: the user's browser brings it) finds it by its `state`, exchanges
  * the code with no transaction open, and stores the connection with its tokens sealed.
  */
-export function registerOAuthRoutes(runtime: FlowsRuntime): void {
-  const { http, secrets, egress, logger, tenants } = runtime;
-  secrets.declareColumn(oauthVerifier);
+export function oauthRoutes(runtime: FlowsRuntime): AnyRoute[] {
+  return [startRoute(runtime), callbackRoute(runtime)];
+}
 
-  http.route(
-    defineRoute({
-      method: 'POST',
-      path: '/api/v1/flow/connections/oauth/start',
-      summary: 'Start connecting an OAuth2 app',
-      description:
-        'Answers the vendor’s authorization URL (authorization code with PKCE, S256) and its `state`. Open the URL in the user’s browser; once they grant access, ' +
-        'the vendor sends the browser to `GET /oauth/callback`, which makes the connection (for this tenant, and only while the token that called this route is live). ' +
-        '422 at `app_uid` for an app that is not in the catalog, does not use OAuth2, or whose OAuth client the operator has not configured (its config keys are named); ' +
-        '422 at `redirect_uri` for one that is not an http(s) URL. The authorization expires after 10 minutes.',
-      body: OAuthStart,
-      response: OAuthStarted,
-      handler: async ({ body, em, tenant, req }) => {
-        const { app, auth } = oauthAppOf(runtime, body.app_uid);
-        if (body.redirect_uri !== undefined && !isHttpUrl(body.redirect_uri)) throw new ValidationError({ redirect_uri: ['must be an absolute http(s) URL'] });
-        let endpoints;
+const startRoute = (runtime: FlowsRuntime) =>
+  defineRoute({
+    method: 'POST',
+    path: '/api/v1/flow/connections/oauth/start',
+    summary: 'Start connecting an OAuth2 app',
+    description:
+      'Answers the vendor’s authorization URL (authorization code with PKCE, S256) and its `state`. Open the URL in the user’s browser; once they grant access, ' +
+      'the vendor sends the browser to `GET /oauth/callback`, which makes the connection (for this tenant, and only while the token that called this route is live). ' +
+      '422 at `app_uid` for an app that is not in the catalog, does not use OAuth2, or whose OAuth client the operator has not configured (its config keys are named); ' +
+      '422 at `redirect_uri` for one that is not an http(s) URL. The authorization expires after 10 minutes.',
+    body: OAuthStart,
+    response: OAuthStarted,
+    handler: async ({ body, em, tenant, req }) => {
+      const { app, auth } = oauthAppOf(runtime, body.app_uid);
+      if (body.redirect_uri !== undefined && !isHttpUrl(body.redirect_uri)) throw new ValidationError({ redirect_uri: ['must be an absolute http(s) URL'] });
+      let endpoints;
+      try {
+        endpoints = oauthEndpoints(auth, runtime.appConfig(app.uid));
+      } catch (error) {
+        if (error instanceof OAuthNotConfigured) throw new ValidationError({ app_uid: [`"${app.name}" cannot be connected yet: the operator has not configured its OAuth client (${error.message})`] });
+        throw error;
+      }
+      const startedBy = requestTokenReference(req);
+      if (!startedBy) throw new HttpError(401, 'Missing bearer token');
+      const state = randomBytes(32).toString('base64url');
+      const pkce = auth.pkce ? pkcePair() : null;
+      const redirectUri = callbackUrl(runtime, req);
+      const now = new Date();
+      await em.nativeDelete(FlowOAuthState, { expiresAt: { $lt: now } });
+      em.create(FlowOAuthState, {
+        stateHash: hashState(state),
+        appUid: app.uid,
+        label: body.label,
+        codeVerifier: pkce ? runtime.secrets.encrypt(pkce.verifier, oauthVerifier.context(tenant.uuid)) : null,
+        redirectUri,
+        returnTo: body.redirect_uri ?? null,
+        startedBy,
+        expiresAt: new Date(now.getTime() + STATE_TTL_MS),
+      });
+      await em.flush();
+      return { data: { authorization_url: authorizationUrl(auth, endpoints, { state, redirectUri, codeChallenge: pkce?.challenge ?? null }), state } };
+    },
+  });
+
+const callbackRoute = (runtime: FlowsRuntime) =>
+  defineRoute({
+    method: 'GET',
+    path: '/oauth/callback',
+    summary: 'Finish connecting an OAuth2 app (the vendor sends the browser here)',
+    description:
+      'Register this URL (or OAUTH_REDIRECT_URL) as the redirect URI of each OAuth client. No bearer: the `state` names the authorization `start` recorded, ' +
+      'once. The code is exchanged for tokens (with the PKCE verifier), the app’s connection test runs when it has one, and the connection is stored with its tokens sealed. ' +
+      'With the start’s `redirect_uri` the browser is then sent there (303) with `connection_uuid` and `status=connected`, or with `error` and `error_description`; ' +
+      'without it the answer is the connection as JSON, or 400 saying what failed: an unknown, used or expired `state`, a refusal by the user or the vendor, ' +
+      'or a start whose token was revoked since (403).',
+    tags: ['flows'],
+    auth: 'public',
+    query: CallbackQuery,
+    errors: [400, 403],
+    response: DataEnvelope(FlowAppConnectionSchema),
+    // The code exchange calls the vendor: no transaction is open while it answers.
+    transactional: false,
+    handler: async ({ query, em }) => {
+      if (!query.state) throw new HttpError(400, 'The callback has no `state`: open the authorization URL that POST /api/v1/flow/connections/oauth/start answered');
+      const pending = await consume(em, query.state);
+      if (!pending || new Date(pending.expires_at).getTime() < Date.now()) {
+        throw new HttpError(400, 'This authorization is unknown, used already or expired (10 minutes): start again with POST /api/v1/flow/connections/oauth/start');
+      }
+      const tenant = await activeTenant(em, pending.tenant_uuid);
+      if (!tenant) throw new HttpError(400, 'The tenant that started this authorization is not active');
+      if (!(await tokenIsLive(em, pending.started_by, tenant.uuid))) throw new HttpError(403, 'The token that started this authorization has been revoked');
+
+      const fail = (error: string, description: string, status = 400) => {
+        if (pending.return_to) return new Reply(303, undefined, { location: withParams(pending.return_to, { error, error_description: description }) });
+        throw new HttpError(status, description);
+      };
+      if (query.error) return fail(query.error, `The authorization was not granted: ${query.error}${query.error_description ? ` (${query.error_description})` : ''}`);
+      if (!query.code) return fail('invalid_request', 'The callback has neither `code` nor `error`');
+
+      return runtime.tenants.run(tenant, async () => {
+        let made: FlowConnection;
         try {
-          endpoints = oauthEndpoints(auth, runtime.appConfig(app.uid));
+          made = await connect(runtime, em, tenant, pending, query.code!);
         } catch (error) {
-          if (error instanceof OAuthNotConfigured) throw new ValidationError({ app_uid: [`"${app.name}" cannot be connected yet: the operator has not configured its OAuth client (${error.message})`] });
-          throw error;
+          if (error instanceof OAuthGrantRefused) return fail('access_denied', `The vendor refused the authorization code: ${error.message}`);
+          if (error instanceof ValidationError) return fail('invalid_grant', error.message);
+          runtime.logger.warn('OAuth code exchange failed', { flow_app: pending.app_uid, error: error instanceof Error ? error.message : String(error) });
+          return fail('server_error', `The vendor’s authorization server could not be reached or failed: ${error instanceof Error ? error.message : String(error)}`, 502);
         }
-        const startedBy = requestTokenReference(req);
-        if (!startedBy) throw new HttpError(401, 'Missing bearer token');
-        const state = randomBytes(32).toString('base64url');
-        const pkce = auth.pkce ? pkcePair() : null;
-        const redirectUri = callbackUrl(runtime, req);
-        const now = new Date();
-        await em.nativeDelete(FlowOAuthState, { expiresAt: { $lt: now } });
-        em.create(FlowOAuthState, {
-          stateHash: hashState(state),
-          appUid: app.uid,
-          label: body.label,
-          codeVerifier: pkce ? secrets.encrypt(pkce.verifier, oauthVerifier.context(tenant.uuid)) : null,
-          redirectUri,
-          returnTo: body.redirect_uri ?? null,
-          startedBy,
-          expiresAt: new Date(now.getTime() + STATE_TTL_MS),
-        });
-        await em.flush();
-        return { data: { authorization_url: authorizationUrl(auth, endpoints, { state, redirectUri, codeChallenge: pkce?.challenge ?? null }), state } };
-      },
-    }),
-  );
+        if (pending.return_to) return new Reply(303, undefined, { location: withParams(pending.return_to, { connection_uuid: made.uuid, status: 'connected' }) });
+        return { data: connectionJson(made) };
+      });
+    },
+  });
 
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/oauth/callback',
-      summary: 'Finish connecting an OAuth2 app (the vendor sends the browser here)',
-      description:
-        'Register this URL (or OAUTH_REDIRECT_URL) as the redirect URI of each OAuth client. No bearer: the `state` names the authorization `start` recorded, ' +
-        'once. The code is exchanged for tokens (with the PKCE verifier), the app’s connection test runs when it has one, and the connection is stored with its tokens sealed. ' +
-        'With the start’s `redirect_uri` the browser is then sent there (303) with `connection_uuid` and `status=connected`, or with `error` and `error_description`; ' +
-        'without it the answer is the connection as JSON, or 400 saying what failed: an unknown, used or expired `state`, a refusal by the user or the vendor, ' +
-        'or a start whose token was revoked since (403).',
-      tags: ['flows'],
-      auth: 'public',
-      query: CallbackQuery,
-      errors: [400, 403],
-      response: DataEnvelope(FlowAppConnectionSchema),
-      // The code exchange calls the vendor: no transaction is open while it answers.
-      transactional: false,
-      handler: async ({ query, em }) => {
-        if (!query.state) throw new HttpError(400, 'The callback has no `state`: open the authorization URL that POST /api/v1/flow/connections/oauth/start answered');
-        const pending = await consume(em, query.state);
-        if (!pending || new Date(pending.expires_at).getTime() < Date.now()) {
-          throw new HttpError(400, 'This authorization is unknown, used already or expired (10 minutes): start again with POST /api/v1/flow/connections/oauth/start');
-        }
-        const tenant = await activeTenant(em, pending.tenant_uuid);
-        if (!tenant) throw new HttpError(400, 'The tenant that started this authorization is not active');
-        if (!(await tokenIsLive(em, pending.started_by, tenant.uuid))) throw new HttpError(403, 'The token that started this authorization has been revoked');
-
-        const fail = (error: string, description: string, status = 400) => {
-          if (pending.return_to) return new Reply(303, undefined, { location: withParams(pending.return_to, { error, error_description: description }) });
-          throw new HttpError(status, description);
-        };
-        if (query.error) return fail(query.error, `The authorization was not granted: ${query.error}${query.error_description ? ` (${query.error_description})` : ''}`);
-        if (!query.code) return fail('invalid_request', 'The callback has neither `code` nor `error`');
-
-        return tenants.run(tenant, async () => {
-          let made: FlowConnection;
-          try {
-            made = await connect(runtime, em, tenant, pending, query.code!);
-          } catch (error) {
-            if (error instanceof OAuthGrantRefused) return fail('access_denied', `The vendor refused the authorization code: ${error.message}`);
-            if (error instanceof ValidationError) return fail('invalid_grant', error.message);
-            logger.warn('OAuth code exchange failed', { flow_app: pending.app_uid, error: error instanceof Error ? error.message : String(error) });
-            return fail('server_error', `The vendor’s authorization server could not be reached or failed: ${error instanceof Error ? error.message : String(error)}`, 502);
-          }
-          if (pending.return_to) return new Reply(303, undefined, { location: withParams(pending.return_to, { connection_uuid: made.uuid, status: 'connected' }) });
-          return { data: connectionJson(made) };
-        });
-      },
-    }),
-  );
-
-  /** Exchanges the code (no transaction open), tests the tokens when the app can, and stores the connection. */
-  async function connect(runtime: FlowsRuntime, em: EntityManager, tenant: TenantRef, pending: Pending, code: string): Promise<FlowConnection> {
-    const { app, auth } = oauthAppOf(runtime, pending.app_uid);
-    const verifier = pending.code_verifier === null ? null : secrets.decrypt(pending.code_verifier, oauthVerifier.context(tenant.uuid));
-    const tokens = await exchangeCode(egress, oauthEndpoints(auth, runtime.appConfig(app.uid)), { code, redirectUri: pending.redirect_uri, codeVerifier: verifier });
-    const credentials = credentialsFrom(tokens);
-    await testCredentials(app, credentials, { tenant, egress, logger: logger.child({ flow_app: app.uid }) });
-    return em.fork().transactional(async (tx) => {
-      const created = tx.create(FlowConnection, { appUid: app.uid, label: pending.label, credentials: sealCredentials(secrets, tenant.uuid, credentials) });
-      await tx.flush();
-      return created;
-    });
-  }
+/** Exchanges the code (no transaction open), tests the tokens when the app can, and stores the connection. */
+async function connect(runtime: FlowsRuntime, em: EntityManager, tenant: TenantRef, pending: Pending, code: string): Promise<FlowConnection> {
+  const { secrets, egress, logger } = runtime;
+  const { app, auth } = oauthAppOf(runtime, pending.app_uid);
+  const verifier = pending.code_verifier === null ? null : secrets.decrypt(pending.code_verifier, oauthVerifier.context(tenant.uuid));
+  const tokens = await exchangeCode(egress, oauthEndpoints(auth, runtime.appConfig(app.uid)), { code, redirectUri: pending.redirect_uri, codeVerifier: verifier });
+  const credentials = credentialsFrom(tokens);
+  await testCredentials(app, credentials, { tenant, egress, logger: logger.child({ flow_app: app.uid }) });
+  return em.fork().transactional(async (tx) => {
+    const created = tx.create(FlowConnection, { appUid: app.uid, label: pending.label, credentials: sealCredentials(secrets, tenant.uuid, credentials) });
+    await tx.flush();
+    return created;
+  });
 }

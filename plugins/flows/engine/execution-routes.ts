@@ -1,23 +1,22 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   Component,
-  DataEnvelope,
-  ListEnvelope,
   NotFoundError,
   PageQuery,
   ResourceId,
   Timestamp,
   Type,
   Uuid,
-  defineRoute,
   findByUuid,
-  pageOf,
+  listRoute,
   pageWindow,
+  readRoute,
+  type AnyRoute,
   type TSchema,
 } from '../../../core';
 import { Flow, FlowExecution, FlowExecutionStep, FlowVersion, type ExecutionStatus } from '../entities';
-import type { FlowsRuntime } from '../flows-runtime';
 
+const tags = ['flows'];
 const STATUSES: ExecutionStatus[] = ['queued', 'running', 'succeeded', 'failed'];
 const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
 
@@ -85,82 +84,67 @@ const summaryOf = (execution: Omit<FlowExecution, 'triggerEvent'>, versionNumber
   finished_at: execution.finishedAt?.toISOString() ?? null,
 });
 
+const listExecutions = listRoute({
+  path: '/api/v1/flow/:uuid/executions',
+  summary: 'List a flow’s executions, newest first',
+  description:
+    'Every execution of every deployed version of the flow, newest first, optionally only those in one `status`. ' +
+    'Items are summaries: read one execution for its `trigger_event` and its steps. Executions are kept for ' +
+    '`FLOWS_EXECUTION_RETENTION_DAYS` days (30 by default) after they were created, once finished. A deleted flow answers 404.',
+  tags,
+  params: FlowParams,
+  query: PageQuery({ status: Type.Optional(Type.Union(STATUSES.map((status) => Type.Literal(status)), { description: 'Only executions in this status' })) }),
+  errors: [404],
+  item: ExecutionSummary,
+  page: async ({ params, query, em }) => {
+    await requireFlow(em, params.uuid);
+    const [executions, total] = await em.findAndCount(
+      FlowExecution,
+      { flowUuid: params.uuid, ...(query.status ? { status: query.status } : {}) },
+      {
+        exclude: ['triggerEvent'],
+        orderBy: { createdAt: 'desc', uuid: 'desc' },
+        ...pageWindow(query),
+      },
+    );
+    const versionUuids = [...new Set(executions.map((execution) => execution.versionUuid))];
+    const versions = versionUuids.length === 0 ? [] : await em.find(FlowVersion, { uuid: { $in: versionUuids } }, { fields: ['number'] });
+    const numberOf = new Map(versions.map((version) => [version.uuid, version.number]));
+    return [executions.map((execution) => summaryOf(execution, numberOf.get(execution.versionUuid)!)), total];
+  },
+});
+
+const readExecution = readRoute({
+  path: '/api/v1/flow/:uuid/executions/:execution',
+  summary: 'Read one execution with its steps',
+  description:
+    'What started the execution (`trigger_event`) and what each action step that ran did: the rendered `request`, the `response`, ' +
+    'the `error`, `duration_ms` and `status`. `version` is the number of the deployed version that ran (`version_uuid` its id). ' +
+    'An execution of another flow, or of a deleted flow, answers 404.',
+  tags,
+  params: ExecutionParams,
+  resource: ExecutionSchema,
+  read: async ({ params, em }) => {
+    await requireFlow(em, params.uuid);
+    const execution = await findByUuid(em, FlowExecution, params.execution);
+    if (!execution || execution.flowUuid !== params.uuid) throw new NotFoundError('Execution not found');
+    const version = await em.findOneOrFail(FlowVersion, { uuid: execution.versionUuid }, { fields: ['number'] });
+    const steps = await em.find(FlowExecutionStep, { executionUuid: execution.uuid }, { orderBy: { position: 'asc', createdAt: 'asc' } });
+    return {
+      ...summaryOf(execution, version.number),
+      trigger_event: execution.triggerEvent,
+      steps: steps.map((step) => ({
+        step_uuid: step.stepUuid,
+        position: step.position,
+        status: step.status,
+        request: step.request,
+        response: step.response,
+        error: step.error,
+        duration_ms: step.durationMs,
+      })),
+    };
+  },
+});
+
 /** The execution history of a flow: what each run did, step by step. */
-export function registerExecutionRoutes({ http }: FlowsRuntime): void {
-  const tags = ['flows'];
-
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/flow/:uuid/executions',
-      summary: 'List a flow’s executions, newest first',
-      description:
-        'Every execution of every deployed version of the flow, newest first, optionally only those in one `status`. ' +
-        'Items are summaries: read one execution for its `trigger_event` and its steps. Executions are kept for ' +
-        '`FLOWS_EXECUTION_RETENTION_DAYS` days (30 by default) after they were created, once finished. A deleted flow answers 404.',
-      tags,
-      params: FlowParams,
-      query: PageQuery({ status: Type.Optional(Type.Union(STATUSES.map((status) => Type.Literal(status)), { description: 'Only executions in this status' })) }),
-      errors: [404],
-      response: ListEnvelope(ExecutionSummary),
-      handler: async ({ params, query, em }) => {
-        await requireFlow(em, params.uuid);
-        const [executions, total] = await em.findAndCount(
-          FlowExecution,
-          { flowUuid: params.uuid, ...(query.status ? { status: query.status } : {}) },
-          {
-            exclude: ['triggerEvent'],
-            orderBy: { createdAt: 'desc', uuid: 'desc' },
-            ...pageWindow(query),
-          },
-        );
-        const versionUuids = [...new Set(executions.map((execution) => execution.versionUuid))];
-        const versions = versionUuids.length === 0 ? [] : await em.find(FlowVersion, { uuid: { $in: versionUuids } }, { fields: ['number'] });
-        const numberOf = new Map(versions.map((version) => [version.uuid, version.number]));
-        return pageOf(
-          executions.map((execution) => summaryOf(execution, numberOf.get(execution.versionUuid)!)),
-          total,
-          query,
-        );
-      },
-    }),
-  );
-
-  http.route(
-    defineRoute({
-      method: 'GET',
-      path: '/api/v1/flow/:uuid/executions/:execution',
-      summary: 'Read one execution with its steps',
-      description:
-        'What started the execution (`trigger_event`) and what each action step that ran did: the rendered `request`, the `response`, ' +
-        'the `error`, `duration_ms` and `status`. `version` is the number of the deployed version that ran (`version_uuid` its id). ' +
-        'An execution of another flow, or of a deleted flow, answers 404.',
-      tags,
-      params: ExecutionParams,
-      errors: [404],
-      response: DataEnvelope(ExecutionSchema),
-      handler: async ({ params, em }) => {
-        await requireFlow(em, params.uuid);
-        const execution = await findByUuid(em, FlowExecution, params.execution);
-        if (!execution || execution.flowUuid !== params.uuid) throw new NotFoundError('Execution not found');
-        const version = await em.findOneOrFail(FlowVersion, { uuid: execution.versionUuid }, { fields: ['number'] });
-        const steps = await em.find(FlowExecutionStep, { executionUuid: execution.uuid }, { orderBy: { position: 'asc', createdAt: 'asc' } });
-        return {
-          data: {
-            ...summaryOf(execution, version.number),
-            trigger_event: execution.triggerEvent,
-            steps: steps.map((step) => ({
-              step_uuid: step.stepUuid,
-              position: step.position,
-              status: step.status,
-              request: step.request,
-              response: step.response,
-              error: step.error,
-              duration_ms: step.durationMs,
-            })),
-          },
-        };
-      },
-    }),
-  );
-}
+export const executionRoutes: AnyRoute[] = [listExecutions, readExecution];

@@ -13,8 +13,8 @@ const READ_EXECUTION = preparedStatement(
 );
 
 /**
- * The segment consumer's prepare: when the execution's next step is external (it calls
- * another system), runs it here, with no database transaction open while the vendor
+ * The segment consumer's prepare: when the segment starts at an external step (one that
+ * calls another system; its message says so), runs it here, with no database transaction open while the vendor
  * answers, reading the outputs it refers to first. Anything else (a queued execution,
  * a resume, an internal step) is left to the handler. A message delivered twice at once
  * may run the step twice, as a crash before the handler commits would: the step's
@@ -22,7 +22,7 @@ const READ_EXECUTION = preparedStatement(
  */
 export async function prepareExternalStep(runtime: FlowsRuntime, em: EntityManager, message: BusMessage<SegmentMessage>): Promise<PreparedStep | null> {
   const { payload } = message;
-  if (payload.resume) return null;
+  if (payload.resume || !payload.external) return null;
   const tenant = runtime.tenants.require();
   const [execution] = await boundQuery<ExecutionRow>(em, READ_EXECUTION, [payload.execution_uuid, tenant.uuid]);
   if (!execution || execution.segment !== payload.segment || execution.status !== 'running' || !execution.cursor) return null;

@@ -209,9 +209,16 @@ export async function runSegment(
     changes.finishedAt = new Date().toISOString();
     changes.cursor = null;
   };
+  const startsExternal = (cursor: string | null): boolean => {
+    const next = cursor ? definition.steps[cursor] : undefined;
+    const action = next?.action_key ? runtime.catalog.action(next.app_uid, next.action_key, next.definition_version ?? 1) : undefined;
+    return action !== undefined && isExternal(runtime, next!.app_uid, action);
+  };
   const endSegment = async (at?: Date, resume?: string) => {
     changes.segment += 1;
-    await publishSegment(runtime.bus, { execution_uuid: execution.uuid, segment: changes.segment, ...(resume ? { resume } : {}) }, at);
+    // A resumed segment records the paused step first, in its handler: its prepare runs nothing.
+    const external = !resume && startsExternal(changes.cursor);
+    await publishSegment(runtime.bus, { execution_uuid: execution.uuid, segment: changes.segment, ...(resume ? { resume } : {}), ...(external ? { external: true as const } : {}) }, at);
   };
 
   if (payload.resume) {

@@ -12,6 +12,13 @@ export interface SegmentMessage {
   segment: number;
   /** The step that paused the execution: its record turns from `waiting` to `succeeded` when this segment runs. */
   resume?: string;
+  /**
+   * The segment starts at an external step, which its prepare runs with no transaction
+   * open (external-step.ts). Without it the prepare reads nothing: most segments start
+   * with an internal step, and a message from before this flag existed ends at once and
+   * publishes its continuation with it.
+   */
+  external?: true;
 }
 
 /** Publishes in the current transaction: the segment runs only if what led to it commits. */

@@ -40,6 +40,8 @@ export async function createTask(
   };
   checkRetrySettings(retry, errors);
   checkTaskData(body.type, body.task_data ?? {}, errors);
+  const executor = executors.find((candidate) => candidate.type === body.type);
+  if (executor?.validate) for (const [path, messages] of Object.entries(await executor.validate(em, body.task_data ?? {}))) (errors[path] ??= []).push(...messages);
   const { data: taskData, secret } = splitTaskData(body.task_data ?? {});
   const contactItem = body.contact ?? null;
   const contactUuid = body.contact_uuid ?? null;

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createExtensionPoint, type BusService, type Egress, type Logger } from '../../../core';
+import { contributeWithDeps, contributedDepsRef, createExtensionPoint, type BusService, type DepsMap, type Egress, type FieldErrors, type Logger } from '../../../core';
 import type { TaskJson } from './task-view';
 
 /** What an executor gets to run one attempt of a task. */
@@ -18,6 +18,8 @@ export interface TaskExecutionContext {
    * result, an event or a log line.
    */
   openSecret(): string | null;
+  /** The services the executor named in its `deps`, as its plugin handed them over (`contributeTaskExecutor`); empty when it names none. */
+  deps: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -33,6 +35,24 @@ export interface TaskExecutor {
    * attempt (retried per the task's strategy until its attempts are spent).
    */
   execute(context: TaskExecutionContext): Promise<unknown>;
+  /**
+   * What `task_data` must hold beyond its generic checks, at task creation in the creating
+   * transaction (read only): problems at `task_data.<member>` paths answer 422.
+   */
+  validate?(em: EntityManager, taskData: Record<string, unknown>): Promise<FieldErrors>;
+  /** The services `execute` uses, by name (a plugin's `deps`); contribute the executor with `contributeTaskExecutor` so they are resolved. */
+  deps?: DepsMap;
 }
 
 export const taskExecutors = createExtensionPoint<TaskExecutor>({ id: 'outreach.taskExecutors', keyOf: (executor) => executor.type });
+
+/** Where plugins hand over the services their executors name (one per kernel). */
+export const taskExecutorDepsRef = contributedDepsRef<TaskExecutor>('outreach.taskExecutorDeps');
+
+/**
+ * The `definePlugin` members of a plugin that adds an executor naming `deps`: the kernel
+ * resolves them as the plugin's own and its init hands them over, for `context.deps`.
+ *
+ *   export default definePlugin({ id: 'channels-outreach', dependsOn: ['channels', 'outreach'], ...contributeTaskExecutor(sendMessageExecutor) });
+ */
+export const contributeTaskExecutor = (executor: TaskExecutor) => contributeWithDeps(taskExecutors, executor, taskExecutorDepsRef);

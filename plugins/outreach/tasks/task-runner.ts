@@ -108,6 +108,7 @@ async function runAttempt(runtime: TasksRuntime, em: EntityManager, task: Task, 
           egress: runtime.egress,
           logger: runtime.logger,
           openSecret: () => openTaskSecret(runtime.secrets, task),
+          deps: executor.deps ? runtime.executorDeps.of(executor) : {},
         }),
       ),
     );

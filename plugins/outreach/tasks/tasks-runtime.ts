@@ -1,3 +1,4 @@
+import type { ContributedDeps } from '../../../core';
 import type { BusService, Egress, HttpService, Logger, SecretsService } from '../../../core';
 import type { AgentDirectory } from '../../agents';
 import type { ContactDirectory } from '../../contacts';
@@ -13,4 +14,6 @@ export interface TasksRuntime {
   agents: AgentDirectory;
   contacts: ContactDirectory;
   executors: readonly TaskExecutor[];
+  /** The services executors named in their deps. */
+  executorDeps: ContributedDeps<TaskExecutor>;
 }

@@ -110,6 +110,14 @@ export function deliveryCases(transportConfig: Record<string, unknown>): void {
     expect(effect.payload).toEqual({ n: 1, prepared: { inTransaction: false, tenant: kit.tenant.uuid, read: true } });
   });
 
+  it('a message the consumer`s prepareIf turns down is handled without a prepare', async () => {
+    const { body } = await publish({ topic: 'probe.prepared', payloads: [{ unprepared: true }] }).expect(200);
+    const all = await waitFor(() => effects(kit), (rows) => rows.some((e) => e.consumer === 'gamma') && rows.some((e) => e.consumer === 'alpha'));
+    const [effect] = all.filter((e) => e.consumer === 'gamma');
+    expect(effect).toMatchObject({ message_id: body.data[0], attempt: 1 });
+    expect(effect.payload).toEqual({ unprepared: true, prepared: null });
+  });
+
   it('a failing prepare is retried with backoff as a failing handler is', async () => {
     const { body } = await publish({ topic: 'probe.prepared', payloads: [{ prepareFail: 2 }] }).expect(200);
     // `alpha` takes every probe topic: waiting for its effect too leaves nothing in flight for the next test.

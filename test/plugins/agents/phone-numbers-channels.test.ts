@@ -141,14 +141,18 @@ describe('agent phone numbers and channels', () => {
       await write(kit.api, 'post', agent_uuid, 'channels', { type: 'sms' });
       const before = await write(kit.api, 'post', agent_uuid, 'channels', { type: 'web_chat', name: 'Widget', config: { color: 'blue', position: 'right' } });
       expect(before.channels).toEqual([
-        { uuid: expect.any(String), type: 'sms', name: '', is_active: true, config: {} },
-        { uuid: expect.any(String), type: 'web_chat', name: 'Widget', is_active: true, config: { color: 'blue', position: 'right' } },
+        { uuid: expect.any(String), type: 'sms', name: '', is_active: true, config: {}, public_key: null },
+        { uuid: expect.any(String), type: 'web_chat', name: 'Widget', is_active: true, config: { color: 'blue', position: 'right' }, public_key: expect.stringMatching(/^pk_[A-Za-z0-9_-]{24,}$/) },
       ]);
       const widget = before.channels[1];
       let after = await write(kit.api, 'patch', agent_uuid, `channels/${widget.uuid}`, { name: 'Site widget' });
       expect(item(after.channels, widget.uuid)).toEqual({ ...widget, name: 'Site widget' });
       after = await write(kit.api, 'patch', agent_uuid, `channels/${widget.uuid}`, { config: { color: 'red' }, type: 'chatapp' });
-      expect(item(after.channels, widget.uuid)).toEqual({ ...widget, name: 'Site widget', type: 'chatapp', config: { color: 'red' } });
+      // The key is shown for web_chat only, and kept: the channel back on web_chat has the same one.
+      expect(item(after.channels, widget.uuid)).toEqual({ ...widget, name: 'Site widget', type: 'chatapp', config: { color: 'red' }, public_key: null });
+      after = await write(kit.api, 'patch', agent_uuid, `channels/${widget.uuid}`, { type: 'web_chat' });
+      expect(item(after.channels, widget.uuid).public_key).toBe(widget.public_key);
+      after = await write(kit.api, 'patch', agent_uuid, `channels/${widget.uuid}`, { type: 'chatapp' });
       expect(others(after.channels, widget.uuid)).toEqual(others(before.channels, widget.uuid));
     });
 
@@ -163,6 +167,29 @@ describe('agent phone numbers and channels', () => {
       expect(agent.channels.map((c: any) => c.type)).toEqual(['phone', 'sms', 'chatapp', 'chatapp_call', 'social', 'web_chat']);
       await rejected(kit.api, 'patch', agent_uuid, `channels/${agent.channels[0].uuid}`, { type: 'telegram' }, ['type']);
       await rejected(kit.api, 'patch', agent_uuid, `channels/${agent.channels[0].uuid}`, { is_active: 'no' }, ['is_active']);
+    });
+
+    it('web_chat: config.allowed_origins must be origins (422 naming the member); public_key is unique and cannot be set', async () => {
+      const { agent_uuid } = await createAgent(kit.api);
+      await rejected(kit.api, 'post', agent_uuid, 'channels', { type: 'web_chat', config: { allowed_origins: 'https://shop.example.com' } }, ['config.allowed_origins']);
+      const bad = { allowed_origins: ['https://shop.example.com', 'https://shop.example.com/', 'shop.example.com', 'ftp://x.example', 'https://a.example/path'] };
+      await rejected(kit.api, 'post', agent_uuid, 'channels', { type: 'web_chat', config: bad }, [
+        'config.allowed_origins.1',
+        'config.allowed_origins.2',
+        'config.allowed_origins.3',
+        'config.allowed_origins.4',
+      ]);
+      // Only a web chat's origins matter: another type keeps whatever config it is given.
+      await write(kit.api, 'post', agent_uuid, 'channels', { type: 'sms', config: bad });
+      const origins = ['https://shop.example.com', 'http://localhost:8080'];
+      let agent = await write(kit.api, 'post', agent_uuid, 'channels', { type: 'web_chat', config: { allowed_origins: origins }, public_key: 'pk_mine_mine_mine_mine_mine_mine' });
+      const chat = agent.channels.find((c: any) => c.type === 'web_chat');
+      expect(chat.config.allowed_origins).toEqual(origins);
+      expect(chat.public_key).not.toBe('pk_mine_mine_mine_mine_mine_mine');
+      await rejected(kit.api, 'patch', agent_uuid, `channels/${chat.uuid}`, { config: { allowed_origins: ['nope'] } }, ['config.allowed_origins.0']);
+      agent = await write(kit.api, 'post', agent_uuid, 'channels', { type: 'web_chat' });
+      const keys = agent.channels.filter((c: any) => c.type === 'web_chat').map((c: any) => c.public_key);
+      expect(new Set(keys).size).toBe(2);
     });
 
     it('DELETE removes only that channel; a channel of agent B on agent A’s path is 404', async () => {

@@ -18,7 +18,9 @@ describe('contacts database schema', () => {
 
   it('records the migration after the conversations plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-2)).toEqual(['conversations/0002-conversation-message-order', 'contacts/0001-contacts']);
+    // Its own, after every migration of the conversations plugin (which adds its own over time).
+    expect(executed.filter((name) => name.startsWith('contacts/'))).toEqual(['contacts/0001-contacts']);
+    expect(executed.findLastIndex((name) => name.startsWith('conversations/'))).toBeLessThan(executed.indexOf('contacts/0001-contacts'));
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 });

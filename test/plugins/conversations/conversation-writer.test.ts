@@ -171,6 +171,42 @@ describe('the conversation writer (conversationWriterRef)', () => {
   });
 });
 
+describe('delivery of messages sent through a channel (setDelivery)', () => {
+  it('moves forward only, keeps the reason of `failed`, shows in the messages and the history, and stays in its tenant', async () => {
+    const agent = await createAgent(kit.api);
+    const conversation = await openConversation(kit.api, { agent_uuid: agent, channel: 'sms' });
+    const message = await say(kit.api, conversation.uuid, 'agent', 'Your table is booked.');
+    expect(message).toMatchObject({ delivery_status: null, delivery_error: null });
+    const set = (status: 'pending' | 'sent' | 'delivered' | 'read' | 'failed', error?: string, tenant: TestTenant = kit) =>
+      inTransaction((em) => writer.setDelivery(em, message.message_uuid, status, error), tenant);
+    const shown = async () => (await kit.api.get(`/api/v1/conversations/${conversation.uuid}/messages`).expect(200)).body.data.items[0];
+
+    expect(await set('pending')).toBe(true);
+    expect(await set('sent')).toBe(true);
+    expect(await set('sent')).toBe(false);
+    expect(await set('read')).toBe(true);
+    // Late receipts never move it back.
+    expect(await set('delivered')).toBe(false);
+    expect(await set('failed', 'late failure')).toBe(false);
+    expect(await shown()).toMatchObject({ delivery_status: 'read', delivery_error: null });
+    const [history] = await inTransaction((em) => writer.history(em, conversation.uuid, 10));
+    expect(history).toMatchObject({ delivery_status: 'read', delivery_error: null });
+
+    const other = await say(kit.api, conversation.uuid, 'agent', 'Second line.');
+    const setOther = (status: 'sent' | 'failed' | 'delivered', error?: string) => inTransaction((em) => writer.setDelivery(em, other.message_uuid, status, error));
+    expect(await setOther('sent')).toBe(true);
+    expect(await setOther('failed', 'unreachable handset')).toBe(true);
+    expect(await setOther('delivered')).toBe(false);
+    const items = (await kit.api.get(`/api/v1/conversations/${conversation.uuid}/messages`).expect(200)).body.data.items;
+    expect(items.find((m: any) => m.message_uuid === other.message_uuid)).toMatchObject({ delivery_status: 'failed', delivery_error: 'unreachable handset' });
+
+    // Another tenant cannot touch it.
+    const stranger = await kit.createTenant();
+    expect(await inTransaction((em) => writer.setDelivery(em, other.message_uuid, 'read'), stranger)).toBe(false);
+    expect((await kit.api.get(`/api/v1/conversations/${conversation.uuid}/messages`).expect(200)).body.data.items.find((m: any) => m.message_uuid === other.message_uuid).delivery_status).toBe('failed');
+  });
+});
+
 describe('status transferred', () => {
   it('a transferred conversation still takes messages (writer and route), is listed by status, and closes through the route', async () => {
     const agent = await createAgent(kit.api);

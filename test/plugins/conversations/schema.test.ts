@@ -18,7 +18,9 @@ describe('conversations database schema', () => {
 
   it('records the migrations after the agents plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-3)).toEqual(['agents/0001-agents', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order']);
+    expect(executed.filter((name) => name.startsWith('conversations/'))).toEqual(['conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'conversations/0003-message-delivery']);
+    expect(executed.indexOf('agents/0001-agents')).toBeLessThan(executed.indexOf('conversations/0001-conversations'));
+    expect(executed.at(-1)).toBe('conversations/0003-message-delivery');
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 

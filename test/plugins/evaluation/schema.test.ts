@@ -17,7 +17,9 @@ describe('evaluation database schema', () => {
 
   it('records the migration after the conversations plugin’s, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.slice(-2)).toEqual(['conversations/0002-conversation-message-order', 'evaluation/0001-evaluation']);
+    // Its own, after every migration of the conversations plugin (which adds its own over time).
+    expect(executed.filter((name) => name.startsWith('evaluation/'))).toEqual(['evaluation/0001-evaluation']);
+    expect(executed.findLastIndex((name) => name.startsWith('conversations/'))).toBeLessThan(executed.indexOf('evaluation/0001-evaluation'));
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 

@@ -1,0 +1,51 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/** The child processes of bench/channels.ts: each a TypeScript module forked with IPC, that says `ready` (or `error`) once. */
+
+const REGISTER_TS = path.resolve(__dirname, '..', '..', 'bin', 'register-ts.js');
+
+export function spawnChild<Ready>(modulePath: string, env: Record<string, string>, flags: string[] = []): { child: ChildProcess; ready: Promise<Ready> } {
+  // stdout ignored (the kernel's info logs would cost the run); stderr kept, so a crash says why.
+  const child = fork(modulePath, [], { execArgv: ['-r', REGISTER_TS, ...flags], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const name = path.basename(modulePath);
+  const ready = new Promise<Ready>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
+    child.on('message', (message: any) => {
+      if (message?.type === 'ready') resolve(message);
+      else if (message?.type === 'error') reject(new Error(`${name} failed: ${message.error}`));
+    });
+  });
+  return { child, ready };
+}
+
+/** Sends `message` to a child and waits for its answer of `type`. */
+export function ask<T>(child: ChildProcess, message: string, type: string): Promise<T> {
+  return new Promise((resolve) => {
+    const listener = (answer: any) => {
+      if (answer?.type !== type) return;
+      child.off('message', listener);
+      resolve(answer);
+    };
+    child.on('message', listener);
+    child.send(message);
+  });
+}
+
+/** Asks each child to stop (`stop`), and kills one that has not exited after 15 s. */
+export async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+          child.once('exit', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          child.send('stop');
+        }),
+    ),
+  );
+}

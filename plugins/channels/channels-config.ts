@@ -1,0 +1,15 @@
+/** The channels plugin's settings (`config.channels`), read through `configRef(channelsConfig)`. */
+export const channelsConfig = {
+  twilioApiBaseUrl: { doc: 'The Twilio REST API base URL', format: String, default: 'https://api.twilio.com', env: 'TWILIO_API_BASE_URL' },
+  chatappApiBaseUrl: { doc: 'The Graph API base URL the chatapp (WhatsApp Cloud API shape) is reached at', format: String, default: 'https://graph.facebook.com/v21.0', env: 'CHATAPP_API_BASE_URL' },
+  socialApiBaseUrl: { doc: 'The Graph API base URL social messaging (Messenger, Instagram) is reached at', format: String, default: 'https://graph.facebook.com/v21.0', env: 'SOCIAL_API_BASE_URL' },
+  telegramApiBaseUrl: { doc: 'The Telegram Bot API base URL', format: String, default: 'https://api.telegram.org', env: 'TELEGRAM_API_BASE_URL' },
+  publicBaseUrl: {
+    doc: 'The public URL of this server (`https://switchboard.example.com`), from which hook URLs are built and inbound signatures checked; empty: as each request reached it',
+    format: String,
+    default: '',
+    env: 'PUBLIC_BASE_URL',
+  },
+  sendAttempts: { doc: 'Tries of one outbound message when the provider answers 429, 5xx or cannot be reached, before it is `failed`', format: 'nat', default: 6, env: 'CHANNELS_SEND_ATTEMPTS' },
+  sendBackoffMs: { doc: 'Milliseconds before the first retry of a send; each later retry waits 4 times longer (at most an hour), or what the provider asks', format: 'nat', default: 2000, env: 'CHANNELS_SEND_BACKOFF_MS' },
+};

@@ -1,0 +1,24 @@
+import { defineChannelDriver } from '../../driver';
+import { TelegramCredentials } from './credentials';
+import { parseTelegramUpdate, verifyTelegramSecret } from './inbound';
+import { sendTelegramMessage, sendTelegramTyping, testTelegramToken } from './outbound';
+
+/**
+ * A Telegram bot (Bot API). Register the channel's hook with `setWebhook` (`url` = the
+ * hook, `secret_token` = the connection's). Telegram has no delivery receipts for bots.
+ */
+export const telegramDriver = defineChannelDriver({
+  provider: 'telegram',
+  name: 'Telegram',
+  // There is no `telegram` agent channel type: it can stand behind either messaging type.
+  channelTypes: ['chatapp', 'social'],
+  // sendMessage takes 1 to 4,096 characters.
+  maxTextLength: 4096,
+  credentials: TelegramCredentials,
+  defaultApiBaseUrl: 'https://api.telegram.org',
+  verify: (request, connection) => verifyTelegramSecret(request, connection.credentials.secret_token),
+  parse: (request) => parseTelegramUpdate(request),
+  send: sendTelegramMessage,
+  typing: sendTelegramTyping,
+  test: testTelegramToken,
+});

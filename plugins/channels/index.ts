@@ -1,0 +1,98 @@
+import { configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
+import { agentChannelChecks, agentChannelsRef, agentDirectoryRef } from '../agents';
+import { connectionCheck } from './connections/channel-config-check';
+import { conversationWriterRef } from '../conversations';
+import { chatTurnsRef } from '../runtime';
+import { ChannelDrivers } from './channel-drivers';
+import { channelsConfig } from './channels-config';
+import { connectionRoutes } from './connections/connection-routes';
+import { channelCredentials } from './connections/connection-secret';
+import { channelDrivers } from './drivers-point';
+import { chatappDriver } from './drivers/chatapp';
+import { socialDriver } from './drivers/social';
+import { telegramDriver } from './drivers/telegram';
+import { twilioDriver } from './drivers/twilio';
+import * as entities from './entities';
+import { hookRoutes } from './inbound/hook-route';
+import { Migration0001Channels } from './migrations/0001-channels';
+import { Migration0002ChatappTemplates } from './migrations/0002-chatapp-templates';
+import { channelSendingRef } from './outreach';
+import { templateRoutes } from './templates/template-routes';
+import { runOutbound } from './outbound/outbound-consumers';
+import { runInboundTurns } from './turns/inbound-turns';
+
+// The public API of the channels plugin: what driver plugins import.
+export { channelDrivers } from './drivers-point';
+export {
+  defineChannelDriver,
+  ChannelSendError,
+  type ChannelDriver,
+  type ChannelConnectionValue,
+  type DriverContext,
+  type InboundRequest,
+  type InboundEvent,
+  type InboundMessage,
+  type InboundMedia,
+  type DeliveryReceipt,
+  type OutboundMessage,
+} from './driver';
+// The outreach executor, contributed by plugins/channels-outreach (so channels runs without outreach).
+export { sendMessageExecutor, channelSendingRef, type SendMessageDeps } from './outreach';
+
+/** Agents answer where customers are: channel connections, inbound hooks, replies sent through each provider's driver. */
+export default definePlugin({
+  id: 'channels',
+  dependsOn: ['agents', 'conversations', 'runtime'],
+  entities: Object.values(entities),
+  migrations: [
+    { name: '0001-channels', class: Migration0001Channels },
+    { name: '0002-chatapp-templates', class: Migration0002ChatappTemplates },
+  ],
+  config: channelsConfig,
+  provides: [channelDrivers],
+  services: [
+    // What sending a message outside a turn needs (outreach's send_message tasks).
+    createServiceFactory({
+      service: channelSendingRef,
+      deps: {
+        bus: coreServices.bus,
+        secrets: coreServices.secrets,
+        logger: coreServices.logger,
+        tenants: coreServices.tenant,
+        config: configRef(channelsConfig),
+        agents: agentDirectoryRef,
+        conversations: conversationWriterRef,
+        turns: chatTurnsRef,
+      },
+      factory: ({ config, ...deps }, { extensions }) => {
+        const settings = config.all();
+        return { ...deps, drivers: new ChannelDrivers(extensions.items(channelDrivers), settings), publicBaseUrl: settings.publicBaseUrl };
+      },
+    }),
+  ],
+  // The built-in providers; a partner plugin adds its own the same way.
+  contributes: [...[twilioDriver, chatappDriver, socialDriver, telegramDriver].map((driver) => channelDrivers.add(driver)), agentChannelChecks.add(connectionCheck)],
+  deps: {
+    http: coreServices.http,
+    bus: coreServices.bus,
+    secrets: coreServices.secrets,
+    egress: coreServices.egress,
+    logger: coreServices.logger,
+    tenants: coreServices.tenant,
+    config: configRef(channelsConfig),
+    agents: agentDirectoryRef,
+    channels: agentChannelsRef,
+    conversations: conversationWriterRef,
+    turns: chatTurnsRef,
+  },
+  init({ http, bus, secrets, egress, logger, tenants, config, agents, channels, conversations, turns }, { extensions }) {
+    secrets.declareColumn(channelCredentials);
+    const settings = config.all();
+    const drivers = new ChannelDrivers(extensions.items(channelDrivers), settings);
+    for (const route of connectionRoutes({ drivers, secrets, egress, logger, channels })) http.route(route);
+    for (const route of hookRoutes({ channels, drivers, secrets, tenants, bus, logger, publicBaseUrl: settings.publicBaseUrl })) http.route(route);
+    runInboundTurns({ bus, turns, agents, conversations, drivers, logger });
+    runOutbound({ bus, drivers, secrets, egress, conversations, logger, settings });
+    for (const route of templateRoutes({ drivers, secrets, egress })) http.route(route);
+  },
+});

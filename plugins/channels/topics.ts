@@ -1,0 +1,63 @@
+import type { InboundMedia } from './driver';
+
+/** The channels plugin's bus topics: its own work queues, not events for other plugins. */
+export const CHANNEL_TOPICS = {
+  inbound: 'channels.inbound',
+  send: 'channels.send',
+  typing: 'channels.typing',
+  receipt: 'channels.receipt',
+} as const;
+
+/** Where a channel's messages go: the same for every message of one hook call. */
+export interface ChannelAddress {
+  channel_uuid: string;
+  agent_uuid: string;
+  connection_uuid: string;
+  /** The agent channel's type (`sms`, `chatapp`, `social`): the conversation's channel. */
+  channel_type: string;
+  /** The public URL of the channel's hook, for providers that take a status callback per message. */
+  hook_url: string;
+}
+
+/** One new customer message (`channels.inbound`): one runtime turn. */
+export interface InboundPayload extends ChannelAddress {
+  external_id: string;
+  from: string;
+  /** The account's address the customer wrote to (one of its numbers), when the provider says: replies come from it. */
+  to: string | null;
+  text: string | null;
+  media: InboundMedia[];
+  profile_name: string | null;
+}
+
+/** One agent message to send (`channels.send`), due at the message's `at`. */
+export interface SendPayload extends ChannelAddress, ReplyContext {
+  message_uuid: string;
+  to: string;
+  text: string;
+  /** 1 on the first try; a retry is published again with the next. */
+  attempt: number;
+  /** Of a text longer than the driver's `maxTextLength`, sent in parts: how many went out already (a retry goes on after them). */
+  parts_sent?: number;
+}
+
+/** What a reply answers: the customer's message and the address they wrote to. */
+export interface ReplyContext {
+  /** The inbound message's `to`: the reply is sent from it. */
+  from?: string;
+  /** The inbound message's provider id. */
+  reply_to?: string;
+}
+
+/** Shows the customer the agent typing (`channels.typing`), where the driver can. */
+export interface TypingPayload extends ChannelAddress, ReplyContext {
+  to: string;
+}
+
+/** What the provider says became of one of our messages (`channels.receipt`). */
+export interface ReceiptPayload {
+  channel_uuid: string;
+  external_id: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  reason: string | null;
+}

@@ -1,0 +1,222 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ConflictError, NotFoundError, ValidationError, boundQuery, type BusService, type Logger, type TenantRef } from '../../../core';
+import type { AgentDirectory } from '../../agents';
+import { CHANNELS, type Channel, type ConversationWriter, type MessageType } from '../../conversations';
+import type { ChatRequestJson, ChatTurnJson, ChatTurns } from '../../runtime';
+import type { ChannelDrivers } from '../channel-drivers';
+import { findConnection } from '../connections/connection-store';
+import type { InboundMedia } from '../driver';
+import { CHANNEL_TOPICS, type ChannelAddress, type InboundPayload, type ReplyContext, type SendPayload, type TypingPayload } from '../topics';
+import { paceReply, type PacingSettings } from './pacing';
+
+export interface InboundTurnDeps {
+  bus: BusService;
+  turns: ChatTurns;
+  agents: AgentDirectory;
+  conversations: ConversationWriter;
+  drivers: ChannelDrivers;
+  logger: Logger;
+}
+
+type Prepared =
+  | { kind: 'turn'; turn: ChatTurnJson }
+  | { kind: 'media'; conversationUuid: string | null }
+  /** The conversation was transferred to a person: the message is recorded for them, with no turn. */
+  | { kind: 'handover'; conversationUuid: string }
+  | { kind: 'dropped'; reason: string };
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+const MAX_TURN_TEXT = 8000;
+
+/** The conversation's channel: the agent channel's type where conversations know it, else `chat`. */
+export const conversationChannel = (type: string): Channel => ((CHANNELS as readonly string[]).includes(type) ? (type as Channel) : 'chat');
+
+/** Who writes, as a turn's `contact`: a phone number finds or makes the contact; a chat id or page-scoped id is only a name. */
+function contactOf(payload: InboundPayload): ChatRequestJson['contact'] {
+  const name = payload.profile_name?.slice(0, 200) || undefined;
+  if (E164.test(payload.from)) return { phone_number: payload.from, ...(name ? { name } : {}) };
+  return { name: name ?? payload.from.slice(0, 200) };
+}
+
+/** A provider's media kind as a conversation message's type; a sticker is an image, what has no type of its own is described in text. */
+const MEDIA_TYPES: Record<InboundMedia['type'], MessageType> = { audio: 'audio', image: 'image', sticker: 'image', video: 'video', document: 'document', location: 'location', other: 'text' };
+
+/** A media-only message: the first item's type, its URL or id as the content (audio is transcribed once transcriptions land). */
+function mediaMessage(media: InboundMedia[]): { messageType: MessageType; content: string } {
+  const described = media.map((item) => `[${item.type}]${item.url ? ` ${item.url}` : item.id ? ` ${item.id}` : ''}`).join('\n') || '[media]';
+  const [first] = media;
+  if (!first || media.length > 1 || MEDIA_TYPES[first.type] === 'text') return { messageType: 'text', content: described };
+  return { messageType: MEDIA_TYPES[first.type], content: first.url ?? first.id ?? described };
+}
+
+async function threadOf(em: EntityManager, tenant: TenantRef, channelUuid: string, address: string): Promise<string | null> {
+  const [row] = await boundQuery<{ conversation_uuid: string }>(
+    em,
+    'select conversation_uuid from channel_threads where tenant_uuid = $1 and channel_uuid = $2 and address = $3',
+    [tenant.uuid, channelUuid, address],
+  );
+  return row?.conversation_uuid ?? null;
+}
+
+async function keepThread(em: EntityManager, tenant: TenantRef, channelUuid: string, address: string, conversationUuid: string): Promise<void> {
+  await boundQuery(
+    em,
+    'insert into channel_threads (uuid, tenant_uuid, created_at, updated_at, channel_uuid, address, conversation_uuid) values (gen_random_uuid(), $1, now(), now(), $2, $3, $4) ' +
+      'on conflict (channel_uuid, address) do update set conversation_uuid = excluded.conversation_uuid, updated_at = now()',
+    [tenant.uuid, channelUuid, address, conversationUuid],
+  );
+}
+
+/**
+ * Each inbound message (`channels.inbound`) runs one runtime turn, in `prepare` (no
+ * transaction is open while the model answers), continuing the open conversation of
+ * this channel and customer address; a closed one starts a new one. The handler then
+ * keeps the thread and queues one send per reply line, due when the agent's pacing
+ * says, after a typing indicator where the driver has one.
+ */
+export function runInboundTurns(deps: InboundTurnDeps): void {
+  const { bus, turns, logger } = deps;
+
+  async function takeTurn(tenant: TenantRef, payload: InboundPayload, conversationUuid: string | null): Promise<ChatTurnJson> {
+    const request = (contact: ChatRequestJson['contact']): ChatRequestJson => ({
+      message: payload.text!.slice(0, MAX_TURN_TEXT),
+      contact,
+      channel: conversationChannel(payload.channel_type),
+      ...(conversationUuid ? { conversation_uuid: conversationUuid } : {}),
+    });
+    const contact = contactOf(payload);
+    try {
+      return await turns.take(tenant, payload.agent_uuid, request(contact));
+    } catch (error) {
+      // The contacts plugin checks numbers against the numbering plan, more strictly than a provider does
+      // (`+1555...`): such a sender is still a customer, known by name only. Retrying the same would never pass.
+      if (!(error instanceof ValidationError) || !contact?.phone_number) throw error;
+      logger.info('channel sender is not a valid phone number: talking to them without a contact number', { channel_uuid: payload.channel_uuid });
+      return turns.take(tenant, payload.agent_uuid, request({ name: contact.name ?? payload.from.slice(0, 200) }));
+    }
+  }
+
+  /**
+   * The thread's conversation decides: an open one is continued, a closed (or deleted)
+   * one gives way to a new one, and a transferred one is a person's now, so the message
+   * is only recorded in it. The turn re-checks under its lock; a refusal then is read again.
+   */
+  async function prepareTurn(em: EntityManager, tenant: TenantRef, payload: InboundPayload): Promise<Prepared> {
+    const threaded = await threadOf(em, tenant, payload.channel_uuid, payload.from);
+    const status = async () => (threaded ? ((await deps.conversations.find(em, threaded))?.status ?? 'gone') : 'gone');
+    const before = await status();
+    if (before === 'transferred') return { kind: 'handover', conversationUuid: threaded! };
+    if (!payload.text?.trim()) return { kind: 'media', conversationUuid: before === 'gone' || before === 'closed' ? null : threaded };
+    const open = before === 'open' ? threaded : null;
+    try {
+      return { kind: 'turn', turn: await takeTurn(tenant, payload, open) };
+    } catch (error) {
+      if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+      if (open) {
+        const now = await status();
+        if (now === 'transferred') return { kind: 'handover', conversationUuid: open };
+        if (now === 'closed' || now === 'gone') return { kind: 'turn', turn: await takeTurn(tenant, payload, null) };
+      }
+      const agent = (await deps.agents.getWithoutSlots(payload.agent_uuid)) as { status?: string } | null;
+      // The agent is gone or not active: retrying would not change that.
+      if (agent?.status !== 'active') return { kind: 'dropped', reason: (error as Error).message };
+      // Another turn of the conversation held it past the runtime's wait: the bus tries again later.
+      throw error;
+    }
+  }
+
+  bus.consume<InboundPayload, Prepared>(
+    {
+      name: 'inbound',
+      topics: [CHANNEL_TOPICS.inbound],
+      concurrency: 8,
+      prepare: (message, { em }) => prepareTurn(em, message.tenant!, message.payload),
+    },
+    async (message, { em, prepared }) => {
+      const tenant = message.tenant!;
+      const payload = message.payload;
+      if (prepared.kind === 'dropped') {
+        logger.warn('inbound channel message not answered', { channel_uuid: payload.channel_uuid, reason: prepared.reason });
+        return;
+      }
+      if (prepared.kind === 'handover') {
+        const recorded = payload.text?.trim() ? { messageType: 'text' as const, content: payload.text } : mediaMessage(payload.media);
+        await deps.conversations.record(em, prepared.conversationUuid, { sender: 'customer', ...recorded });
+        return;
+      }
+      if (prepared.kind === 'media') {
+        const conversationUuid = await recordMedia(em, deps, payload, prepared.conversationUuid);
+        await keepThread(em, tenant, payload.channel_uuid, payload.from, conversationUuid);
+        return;
+      }
+      const { turn } = prepared;
+      await keepThread(em, tenant, payload.channel_uuid, payload.from, turn.conversation_uuid);
+      await queueReply(em, deps, tenant, payload, payload.from, turn.messages, { ...(payload.to ? { from: payload.to } : {}), reply_to: payload.external_id });
+    },
+  );
+}
+
+/** A media-only message: recorded with its type in the thread's conversation (or a new one), with no model turn. */
+async function recordMedia(em: EntityManager, deps: InboundTurnDeps, payload: InboundPayload, conversationUuid: string | null): Promise<string> {
+  const input = { sender: 'customer' as const, ...mediaMessage(payload.media) };
+  if (conversationUuid) {
+    try {
+      await deps.conversations.record(em, conversationUuid, input);
+      return conversationUuid;
+    } catch (error) {
+      if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+    }
+  }
+  const opened = await deps.conversations.open(em, { agentUuid: payload.agent_uuid, contactUuid: null, channel: conversationChannel(payload.channel_type) });
+  await deps.conversations.record(em, opened.uuid, input);
+  return opened.uuid;
+}
+
+/** One send per reply line, due when the agent's pacing says; each line's delivery `pending` until sent. */
+export async function queueReply(
+  em: EntityManager,
+  deps: InboundTurnDeps,
+  tenant: TenantRef,
+  address: ChannelAddress,
+  to: string,
+  lines: ReadonlyArray<{ uuid: string; content: string }>,
+  reply: ReplyContext = {},
+): Promise<void> {
+  const replies = lines.filter((line) => line.content.trim() !== '');
+  if (replies.length === 0) return;
+  const agent = await deps.agents.getWithoutSlots(address.agent_uuid);
+  // The agent's effective settings (defaults filled in); an agent deleted since the turn sends at once.
+  const text = (agent as { settings?: { text?: PacingSettings } } | null)?.settings?.text ?? UNPACED;
+  const connection = await findConnection(em, address.connection_uuid);
+  const canType = !!(connection && deps.drivers.get(connection.provider)?.typing);
+  const now = Date.now();
+  const paced = paceReply(replies.map((line) => line.content), text);
+  for (const [index, line] of replies.entries()) {
+    const pace = paced[index];
+    if (pace.showTyping && canType) {
+      const typing: TypingPayload = { ...pick(address), ...reply, to };
+      await deps.bus.publish(CHANNEL_TOPICS.typing, typing, { at: new Date(now + pace.typingAtMs) });
+    }
+    const send: SendPayload = { ...pick(address), ...reply, message_uuid: line.uuid, to, text: line.content, attempt: 1 };
+    await boundQuery(em, 'insert into channel_deliveries (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id) values ($1, $2, now(), now(), $3, null) on conflict (uuid) do nothing', [
+      line.uuid,
+      tenant.uuid,
+      address.channel_uuid,
+    ]);
+    await deps.conversations.setDelivery(em, line.uuid, 'pending');
+    await deps.bus.publish(CHANNEL_TOPICS.send, send, { at: new Date(now + pace.sendAtMs) });
+  }
+}
+
+const UNPACED: PacingSettings = {
+  timing_and_delay: { base_delay: 0, pause_before_reply: 0, typing_speed_wpm_min: 0, typing_speed_wpm_max: 0, delay_jitter_min: 0, delay_jitter_max: 0 },
+  typing_simulation: { show_typing_indicator: false },
+};
+
+const pick = (address: ChannelAddress): ChannelAddress => ({
+  channel_uuid: address.channel_uuid,
+  agent_uuid: address.agent_uuid,
+  connection_uuid: address.connection_uuid,
+  channel_type: address.channel_type,
+  hook_url: address.hook_url,
+});

@@ -1,0 +1,1 @@
+export { WebChatVisitor } from './web-chat-visitor.entity';

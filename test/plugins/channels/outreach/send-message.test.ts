@@ -1,0 +1,185 @@
+import path from 'node:path';
+import request from 'supertest';
+import { startFakeLlmServer, startTestKernel, waitFor, type FakeLlmServer, type TestKernel } from '../../../../core/testing';
+import { runInContext } from '../../../../core/context/request-context';
+import { checkSendMessageData } from '../../../../plugins/channels/outreach';
+import { RUNTIME_PLUGINS, activeAgent, isGuardCheck } from '../../runtime/runtime-test-kit';
+import { signedGraphWebhook, whatsAppTextWebhook } from '../drivers/chatapp/graph-webhook';
+import { startWhatsAppServer, type WhatsAppServer } from '../drivers/chatapp/whatsapp-server';
+import { CHANNELS, OUTREACH, chatappConnection, upstreamTemplate } from '../templates/chatapp-kit';
+
+/** The plugin that gives outreach the executor, as an install loads it. */
+const CHANNELS_OUTREACH = path.resolve(__dirname, '../../../../plugins/channels-outreach');
+
+const APP_SECRET = 'app-secret';
+const UNPACED = {
+  text: { timing_and_delay: { base_delay: 0, pause_before_reply: 0, typing_speed_wpm_min: 1000, typing_speed_wpm_max: 1000, delay_jitter_min: 0, delay_jitter_max: 0 } },
+};
+
+let graph: WhatsAppServer;
+let model: FakeLlmServer;
+let kit: TestKernel;
+
+beforeAll(async () => {
+  graph = await startWhatsAppServer();
+  model = await startFakeLlmServer();
+  kit = await startTestKernel({
+    plugins: [...RUNTIME_PLUGINS, OUTREACH, CHANNELS, CHANNELS_OUTREACH],
+    config: { llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0, channels: { chatappApiBaseUrl: graph.apiBaseUrl, publicBaseUrl: 'https://switchboard.example' } },
+  });
+});
+afterAll(async () => {
+  await kit?.stop();
+  await model?.close();
+  await graph?.close();
+});
+
+/** An agent answering on a chatapp channel of a new connection, and the templates of the account synced. */
+async function chatappAgent(): Promise<{ agent: string; channel: string }> {
+  const connection = await chatappConnection(kit.api, graph);
+  const agent = await activeAgent(kit.api, { settings: UNPACED });
+  const added = await kit.api.post(`/api/v1/agents/${agent}/channels`).send({ type: 'chatapp', name: 'WhatsApp', config: { connection_uuid: connection } });
+  expect([200, 201]).toContain(added.status);
+  const channel = (added.body.data.channels ?? [added.body.data]).find((c: any) => c.type === 'chatapp').uuid as string;
+  return { agent, channel };
+}
+
+async function syncedTemplate(name: string, placeholders: number): Promise<any> {
+  graph.state.templates.push(upstreamTemplate(name, placeholders));
+  await kit.api.post('/api/v1/chatapp/templates/sync').send({ waba_id: graph.state.wabaId }).expect(200);
+  const listed = await kit.api.get(`/api/v1/chatapp/templates?per_page=100`).expect(200);
+  return listed.body.data.items.find((t: any) => t.name === name);
+}
+
+const createTask = (agent: string, phone: string, taskData: Record<string, unknown>) =>
+  kit.api.post('/api/v1/tasks').send({ type: 'send_message', agent_uuid: agent, contact: { phone_number: phone }, task_data: taskData, max_retry_attempts: 0 });
+
+async function finished(taskUuid: string): Promise<any> {
+  return waitFor(
+    async () => (await kit.api.get(`/api/v1/tasks/${taskUuid}`).expect(200)).body.data,
+    (task) => ['completed', 'failed'].includes(task.status),
+  );
+}
+
+async function messagesOf(conversation: string): Promise<any[]> {
+  return (await kit.api.get(`/api/v1/conversations/${conversation}/messages?per_page=100`).expect(200)).body.data.items;
+}
+
+/** The customer writing on the channel, as the platform's webhook delivers it (signed with the app secret). */
+async function customerWrites(channel: string, phone: string, id: string, text: string): Promise<void> {
+  // The turn it runs gets this answer (each reply() serves the next turn).
+  model.reply((req) => (isGuardCheck(req) ? { json: { rule_uuid: null } } : { content: 'Thanks, noted.' }));
+  const signed = signedGraphWebhook(whatsAppTextWebhook({ phoneNumberId: graph.state.phoneNumberId, from: phone, id, text }), APP_SECRET);
+  await request(kit.url).post(`/hooks/channels/${channel}`).set(signed.headers).send(signed.body).expect(200);
+}
+
+describe('send_message tasks on the chatapp', () => {
+  it('sends a template with its variables and records it on the conversation, sent', async () => {
+    const { agent, channel } = await chatappAgent();
+    const template = await syncedTemplate('visit_reminder', 2);
+    const created = await createTask(agent, '+34600000101', { message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana', 'Monday'] }).expect(201);
+    const task = await finished(created.body.data.uuid);
+    expect(task).toMatchObject({ status: 'completed', last_error: null, result: { channel_uuid: channel, message_type: 'chatapp_template', to: '+34600000101' } });
+
+    const sent = graph.state.templateSends.filter((s) => s.to === '34600000101');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ name: 'visit_reminder', language: 'en_US', bodyValues: ['Ana', 'Monday'] });
+    expect(sent[0].request).toMatchObject({ messaging_product: 'whatsapp', type: 'template', template: { name: 'visit_reminder', language: { code: 'en_US' } } });
+    expect(task.result.external_id).toBe(sent[0].id);
+
+    const [message] = await messagesOf(task.result.conversation_uuid);
+    expect(message).toMatchObject({ message_uuid: task.result.message_uuid, sender: 'agent', channel: 'chatapp', content: 'Hello Ana and Monday.', delivery_status: 'sent' });
+
+    // The platform's receipt for it updates the message, as for any reply.
+    const receipt = signedGraphWebhook(
+      { object: 'whatsapp_business_account', entry: [{ id: graph.state.wabaId, changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: graph.state.displayPhoneNumber, phone_number_id: graph.state.phoneNumberId }, statuses: [{ id: sent[0].id, status: 'delivered', timestamp: String(Math.floor(Date.now() / 1000)), recipient_id: '34600000101' }] } }] }] },
+      APP_SECRET,
+    );
+    await request(kit.url).post(`/hooks/channels/${channel}`).set(receipt.headers).send(receipt.body).expect(200);
+    await waitFor(
+      async () => (await messagesOf(task.result.conversation_uuid))[0],
+      (m) => m.delivery_status === 'delivered',
+    );
+  });
+
+  it('sends free text inside the 24-hour window, like a reply', async () => {
+    const { agent, channel } = await chatappAgent();
+    await customerWrites(channel, '+34600000102', 'wamid.in-102', 'Hi, any news?');
+    // The customer's message (and the agent's answer to it) went through the turn first.
+    await waitFor(() => graph.state.sent.filter((s) => s.to === '34600000102'), (found) => found.length === 1);
+
+    const created = await createTask(agent, '+34600000102', { message: 'Your order has shipped.' }).expect(201);
+    const task = await finished(created.body.data.uuid);
+    expect(task).toMatchObject({ status: 'completed', result: { channel_uuid: channel, message_type: 'text' } });
+    const [sent] = await waitFor(() => graph.state.sent.filter((s) => s.to === '34600000102' && s.body === 'Your order has shipped.'), (found) => found.length === 1);
+    // In the thread's conversation, after the customer's message, and delivered as a reply is.
+    const message = await waitFor(
+      async () => (await messagesOf(task.result.conversation_uuid)).find((m) => m.message_uuid === task.result.message_uuid),
+      (m) => m?.delivery_status === 'sent',
+    );
+    expect(message).toMatchObject({ sender: 'agent', content: 'Your order has shipped.' });
+    expect((await messagesOf(task.result.conversation_uuid)).some((m) => m.sender === 'customer' && m.content === 'Hi, any news?')).toBe(true);
+    expect(sent.request).toMatchObject({ type: 'text' });
+  });
+
+  it('refuses free text outside the window: a contact who never wrote, and one who wrote 25 hours ago', async () => {
+    const { agent, channel } = await chatappAgent();
+    const sends = graph.state.sent.length;
+    const never = await createTask(agent, '+34600000103', { message: 'Hello there' }).expect(201);
+    const neverTask = await finished(never.body.data.uuid);
+    expect(neverTask.status).toBe('failed');
+    expect(neverTask.last_error).toMatch(/24-hour customer-service window.*chatapp_template/);
+
+    await customerWrites(channel, '+34600000104', 'wamid.in-104', 'Hello');
+    await waitFor(() => graph.state.sent.filter((s) => s.to === '34600000104'), (found) => found.length === 1);
+    // The customer's message is made 25 hours old.
+    await kit.kernel.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `update conversation_messages set created_at = now() - interval '25 hours' where sender = 'customer' and conversation_uuid = (select conversation_uuid from channel_threads where channel_uuid = ? and address = ?)`,
+        [channel, '+34600000104'],
+      );
+    const late = await createTask(agent, '+34600000104', { message: 'Still there?' }).expect(201);
+    const lateTask = await finished(late.body.data.uuid);
+    expect(lateTask.status).toBe('failed');
+    expect(lateTask.last_error).toMatch(/outside its 24-hour/);
+    expect(graph.state.sent.slice(sends).filter((s) => s.body === 'Hello there' || s.body === 'Still there?')).toEqual([]);
+
+    // A template goes out where free text may not.
+    const template = await syncedTemplate('follow_up_note', 1);
+    const templated = await createTask(agent, '+34600000104', { message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana'] }).expect(201);
+    expect((await finished(templated.body.data.uuid)).status).toBe('completed');
+  });
+
+  it('refuses variables that do not fit the template’s parameters at creation, 422 at task_data.variables', async () => {
+    const { agent } = await chatappAgent();
+    const template = await syncedTemplate('two_values', 2);
+    const tooFew = await createTask(agent, '+34600000105', { message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana'] }).expect(422);
+    expect(Object.keys(tooFew.body.errors)).toEqual(['task_data.variables']);
+    const wrongComponent = await createTask(agent, '+34600000105', { message_type: 'chatapp_template', template_uuid: template.uuid, variables: { header: ['x'], body: ['a', 'b'] } }).expect(422);
+    expect(Object.keys(wrongComponent.body.errors)).toEqual(['task_data.variables.header']);
+    const unknown = await createTask(agent, '+34600000105', { message_type: 'chatapp_template', template_uuid: '0b5c0f0e-1111-4222-8333-444455556666', variables: [] }).expect(422);
+    expect(Object.keys(unknown.body.errors)).toEqual(['task_data.template_uuid']);
+    const noText = await createTask(agent, '+34600000105', {}).expect(422);
+    expect(Object.keys(noText.body.errors)).toEqual(['task_data.message']);
+  });
+
+  it('the executor’s check of task_data names each problem at its path', async () => {
+    await chatappAgent();
+    const template = await syncedTemplate('check_values', 2);
+    const check = (taskData: Record<string, unknown>) => runInContext({ tenant: kit.tenant }, () => checkSendMessageData(kit.kernel.orm.em.fork(), taskData));
+    expect(await check({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana', 'Monday'] })).toEqual({});
+    expect(await check({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: { body: ['Ana', 7] } })).toEqual({});
+    expect(Object.keys(await check({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana'] }))).toEqual(['task_data.variables']);
+    expect(Object.keys(await check({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana', ''] }))).toEqual(['task_data.variables.1']);
+    expect(Object.keys(await check({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: 'Ana' }))).toEqual(['task_data.variables']);
+    expect(Object.keys(await check({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['a', 'b'], channel: 'sms' }))).toEqual(['task_data.channel']);
+    expect(await check({ message: 'Hi' })).toEqual({});
+    expect(Object.keys(await check({ message: '   ' }))).toEqual(['task_data.message']);
+    // Another tenant's template is as unknown as none.
+    const other = await kit.createTenant('other-checker');
+    const elsewhere = await runInContext({ tenant: other.tenant }, () => checkSendMessageData(kit.kernel.orm.em.fork(), { message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['a', 'b'] }));
+    expect(Object.keys(elsewhere)).toEqual(['task_data.template_uuid']);
+  });
+});
