@@ -16,9 +16,13 @@ export interface PluginContext {
 }
 
 export interface PluginDefinition<D extends DepsMap = DepsMap> {
-  /** Lower-case id, the same as in the folder's plugin.json. */
-  id: string;
-  /** Plugins that must be registered and initialised first. */
+  /**
+   * Lower-case id. A plugin in a folder or an npm package leaves it out: its manifest
+   * (plugin.json, or the package's `switchboard` member) is the one source, read before
+   * any code runs. Only a plugin made in code and given to the kernel as it is (a test's) says it here.
+   */
+  id?: string;
+  /** Plugins that must be registered and initialised first; as `id`, from the manifest for a plugin in a folder or a package. */
   dependsOn?: string[];
   /** MikroORM entity classes this plugin owns. */
   entities?: Function[];
@@ -48,11 +52,14 @@ export interface Plugin<D extends DepsMap = DepsMap> extends PluginDefinition<D>
   readonly [PLUGIN_BRAND]: true;
 }
 
+/** A plugin as the kernel runs it: its id and dependencies known (from its manifest, or from its code). */
+export type NamedPlugin<D extends DepsMap = DepsMap> = Plugin<D> & { readonly id: string; readonly dependsOn: string[] };
+
 /** A plugin id: lower-case letters, digits and dashes, starting with a letter, at most 63 characters. */
 export const PLUGIN_ID = /^[a-z][a-z0-9-]{0,62}$/;
 
 export function definePlugin<D extends DepsMap = {}>(definition: PluginDefinition<D>): Plugin<D> {
-  if (!PLUGIN_ID.test(definition.id)) {
+  if (definition.id !== undefined && !PLUGIN_ID.test(definition.id)) {
     throw new Error(`plugin id "${definition.id}" must be lower-case letters, digits and dashes, starting with a letter`);
   }
   return Object.freeze({ ...definition, [PLUGIN_BRAND]: true as const });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BootError } from '../errors/boot-error';
-import { isPlugin, type Plugin } from './define-plugin';
+import { PLUGIN_BRAND, isPlugin, type NamedPlugin, type Plugin } from './define-plugin';
 import { checkApiVersion } from './plugin-api-version';
 import { discoverPluginDirs, readManifest, type PluginManifest } from './plugin-manifest';
 import { INSTALLATION_DIR, isPackageSource, readPackageManifest, type PluginPackageSource } from './plugin-package';
@@ -13,7 +13,7 @@ export type { PluginPackageSource } from './plugin-package';
 export type PluginSource = Plugin<any> | string | PluginPackageSource;
 
 export interface LoadedPlugin {
-  plugin: Plugin<any>;
+  plugin: NamedPlugin<any>;
   origin: string;
 }
 
@@ -42,7 +42,9 @@ export function loadPlugins(sources: PluginSource[], disabled: string[] = []): L
   const entries = sources.map((source) => {
     if (typeof source !== 'string' && !isPackageSource(source)) {
       if (!isPlugin(source)) throw new BootError('a plugin given to the kernel was not made with definePlugin()');
-      return { id: source.id, dependsOn: source.dependsOn ?? [], origin: `plugin "${source.id}"`, source };
+      if (source.id === undefined) throw new BootError('a plugin given to the kernel as code (not as a folder or a package) must say its `id` in definePlugin()');
+      const named: NamedPlugin = Object.freeze({ ...source, id: source.id, dependsOn: source.dependsOn ?? [], [PLUGIN_BRAND]: true as const });
+      return { id: named.id, dependsOn: named.dependsOn, origin: `plugin "${named.id}"`, source: named };
     }
     const manifest = typeof source === 'string' ? readManifest(path.resolve(source)) : readPackageManifest(source);
     return { id: manifest.id, dependsOn: manifest.dependsOn, origin: manifest.dir, source: manifest };
@@ -57,7 +59,11 @@ export function loadPlugins(sources: PluginSource[], disabled: string[] = []): L
   }));
 }
 
-function requirePlugin(manifest: PluginManifest): Plugin {
+/**
+ * The folder's or package's module, named by its manifest. Code that still says its id or
+ * dependencies (plugins written before the manifest was their one source) must agree with it.
+ */
+function requirePlugin(manifest: PluginManifest): NamedPlugin {
   let exported: any;
   try {
     exported = require(manifest.entry);
@@ -68,12 +74,14 @@ function requirePlugin(manifest: PluginManifest): Plugin {
   if (!isPlugin(plugin)) {
     throw new BootError(`${manifest.entry} does not default-export a plugin made with definePlugin()`);
   }
-  if (plugin.id !== manifest.id) {
-    throw new BootError(`plugin in ${manifest.dir} is "${plugin.id}" in code but "${manifest.id}" in plugin.json`);
+  if (plugin.id !== undefined && plugin.id !== manifest.id) {
+    throw new BootError(`plugin in ${manifest.dir} is "${plugin.id}" in code but "${manifest.id}" in plugin.json: leave the id out of the code (plugin.json is its one source)`);
   }
   const inCode = [...(plugin.dependsOn ?? [])].sort().join(',');
-  if (inCode !== [...manifest.dependsOn].sort().join(',')) {
-    throw new BootError(`plugin "${plugin.id}": dependsOn differs between plugin.json (${manifest.dependsOn.join(', ') || 'none'}) and code (${inCode || 'none'})`);
+  if (plugin.dependsOn !== undefined && inCode !== [...manifest.dependsOn].sort().join(',')) {
+    throw new BootError(
+      `plugin "${manifest.id}": dependsOn differs between plugin.json (${manifest.dependsOn.join(', ') || 'none'}) and code (${inCode || 'none'}): leave it out of the code (plugin.json is its one source)`,
+    );
   }
-  return plugin;
+  return Object.freeze({ ...(plugin as Plugin), id: manifest.id, dependsOn: [...manifest.dependsOn], [PLUGIN_BRAND]: true as const });
 }

@@ -19,8 +19,6 @@ export { parseRetrySchedule } from './config';
  * deliveries with a manual retry.
  */
 export default definePlugin({
-  id: 'agent-webhooks',
-  dependsOn: ['agents'],
   entities: Object.values(entities),
   migrations: [{ name: '0001-agent-webhook-deliveries', class: Migration0001AgentWebhookDeliveries }],
   config: agentWebhooksConfig,

@@ -50,7 +50,6 @@ function slotsOf(extensions: ExtensionRegistry) {
 }
 
 export default definePlugin({
-  id: 'agents',
   entities: Object.values(entities),
   migrations: [
     { name: '0001-agents', class: Migration0001Agents },

@@ -5,7 +5,5 @@ import { agentsApp } from './agents-app';
 export { agentsApp } from './agents-app';
 
 export default definePlugin({
-  id: 'app-agents',
-  dependsOn: ['flows', 'agents'],
   ...contributeFlowApp(agentsApp),
 });

@@ -6,7 +6,5 @@ export { caldavApp } from './caldav-app';
 export { caldavAuth } from './auth';
 
 export default definePlugin({
-  id: 'app-caldav',
-  dependsOn: ['flows'],
   ...contributeFlowApp(caldavApp),
 });

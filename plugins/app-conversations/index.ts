@@ -9,7 +9,5 @@ import { conversationClosed, sessionEvaluated } from './conversation-triggers';
  * app-agents knows about conversations; the flows plugin consumes their events.
  */
 export default definePlugin({
-  id: 'app-conversations',
-  dependsOn: ['flows', 'app-agents', 'conversations', 'evaluation'],
   contributes: [flowAppExtensions.add({ app: 'agents', by: 'app-conversations', triggers: [conversationClosed, sessionEvaluated] })],
 });

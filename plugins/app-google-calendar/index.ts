@@ -11,8 +11,6 @@ export type { EventChange, SyncCursor } from './event-trigger';
 
 /** Adds the Google Calendar app to the flow studio; its config holds the operator's OAuth client and Google's URLs. */
 export default definePlugin({
-  id: 'app-google-calendar',
-  dependsOn: ['flows'],
   config: googleCalendarConfig,
   ...contributeFlowApp(googleCalendarApp),
 });

@@ -8,8 +8,6 @@ export { googleSheetsConfig, type GoogleSheetsSettings } from './config';
 
 /** Adds the Google Sheets app to the flow studio; its code reads the API base URLs from this plugin's config. */
 export default definePlugin({
-  id: 'app-google-sheets',
-  dependsOn: ['flows'],
   config: googleSheetsConfig,
   ...contributeFlowApp(googleSheetsApp),
 });

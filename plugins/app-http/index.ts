@@ -5,7 +5,5 @@ import { httpApp } from './http-app';
 export { httpApp } from './http-app';
 
 export default definePlugin({
-  id: 'app-http',
-  dependsOn: ['flows'],
   contributes: [flowApps.add(httpApp)],
 });

@@ -7,4 +7,4 @@ export { hubspotCrmApp } from './hubspot-app';
 export { hubspotCrmConfig } from './config';
 
 /** Adds the HubSpot CRM app to the flow studio; its code reads the plugin's own settings (`deps.config`). */
-export default definePlugin({ id: 'app-hubspot-crm', dependsOn: ['flows'], config: hubspotCrmConfig, ...contributeFlowApp(hubspotCrmApp) });
+export default definePlugin({ config: hubspotCrmConfig, ...contributeFlowApp(hubspotCrmApp) });

@@ -5,7 +5,5 @@ import { logicApp } from './logic-app';
 export { logicApp } from './logic-app';
 
 export default definePlugin({
-  id: 'app-logic',
-  dependsOn: ['flows'],
   contributes: [flowApps.add(logicApp)],
 });

@@ -10,7 +10,5 @@ import { createTask, outreachDeps, taskCompleted } from './task-steps';
 export const outreachExtension = defineFlowAppExtension({ app: 'agents', by: 'app-outreach', deps: outreachDeps, actions: [createTask], triggers: [taskCompleted] });
 
 export default definePlugin({
-  id: 'app-outreach',
-  dependsOn: ['flows', 'app-agents', 'outreach'],
   ...contributeFlowApp(outreachExtension),
 });

@@ -6,8 +6,6 @@ import { consumeTicks } from './tick-consumer';
 export { scheduleApp } from './schedule-app';
 
 export default definePlugin({
-  id: 'app-schedule',
-  dependsOn: ['flows'],
   contributes: [flowApps.add(scheduleApp)],
   deps: { bus: coreServices.bus, triggers: flowTriggersRef, logger: coreServices.logger },
   init({ bus, triggers, logger }) {

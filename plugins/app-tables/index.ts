@@ -5,7 +5,5 @@ import { tablesApp } from './tables-app';
 export { tablesApp } from './tables-app';
 
 export default definePlugin({
-  id: 'app-tables',
-  dependsOn: ['flows', 'tables'],
   ...contributeFlowApp(tablesApp),
 });

@@ -6,8 +6,6 @@ import { webhookApp } from './webhook-app';
 export { webhookApp } from './webhook-app';
 
 export default definePlugin({
-  id: 'app-webhook',
-  dependsOn: ['flows'],
   contributes: [flowApps.add(webhookApp)],
   deps: { http: coreServices.http, triggers: flowTriggersRef },
   init({ http, triggers }) {

@@ -11,8 +11,6 @@ export { zohoConfig, type ZohoSettings } from './zoho-config';
  * and Zoho's URLs; `contributeFlowApp` hands that config to the app's code as `deps.config`.
  */
 export default definePlugin({
-  id: 'app-zoho-crm',
-  dependsOn: ['flows'],
   config: zohoConfig,
   ...contributeFlowApp(zohoCrmApp),
 });

@@ -8,7 +8,5 @@ import { contributeTaskExecutor } from '../outreach';
  * so an install without one of them still boots the other.
  */
 export default definePlugin({
-  id: 'channels-outreach',
-  dependsOn: ['channels', 'outreach'],
   ...contributeTaskExecutor(sendMessageExecutor),
 });

@@ -41,8 +41,6 @@ export { sendMessageExecutor, channelSendingRef, type SendMessageDeps } from './
 
 /** Agents answer where customers are: channel connections, inbound hooks, replies sent through each provider's driver. */
 export default definePlugin({
-  id: 'channels',
-  dependsOn: ['agents', 'conversations', 'runtime'],
   entities: Object.values(entities),
   migrations: [
     { name: '0001-channels', class: Migration0001Channels },

@@ -17,8 +17,6 @@ export { CONTACT_TOPICS, type ContactDeletedEvent } from './contacts/contact-top
  * contact analyzers that suggest field updates (approvals) from each closed session.
  */
 export default definePlugin({
-  id: 'contacts',
-  dependsOn: ['agents', 'conversations'],
   entities: Object.values(entities),
   migrations: [{ name: '0001-contacts', class: Migration0001Contacts }],
   config: contactsConfig,

@@ -48,8 +48,6 @@ function sessionizationOf(extensions: ExtensionRegistry, settings: Conversations
  * workspace's message export.
  */
 export default definePlugin({
-  id: 'conversations',
-  dependsOn: ['agents'],
   entities: Object.values(entities),
   migrations: [
     { name: '0001-conversations', class: Migration0001Conversations },

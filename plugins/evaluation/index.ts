@@ -19,8 +19,6 @@ export { ANALYZERS, EVALUATION_MODES, type AnalyzerName, type EvaluationMode } f
  * the conversations plugin cuts sessions.
  */
 export default definePlugin({
-  id: 'evaluation',
-  dependsOn: ['agents', 'conversations'],
   entities: Object.values(entities),
   migrations: [{ name: '0001-evaluation', class: Migration0001Evaluation }],
   config: evaluationConfig,

@@ -86,8 +86,6 @@ function appConfigReader(catalog: FlowCatalog): (appUid: string) => ConfigReader
 }
 
 export default definePlugin({
-  id: 'flows',
-  dependsOn: ['agents'],
   entities: Object.values(entities),
   migrations: [
     { name: '0001-flows', class: Migration0001Flows },

@@ -19,8 +19,6 @@ export { contactMemoryRef, type ContactMemoryReader, type MemoryItem } from './m
  * reads into the contact's later prompts.
  */
 export default definePlugin({
-  id: 'memorize',
-  dependsOn: ['agents', 'conversations', 'contacts'],
   entities: [MemorizeSettings, ContactMemory],
   migrations: [
     { name: '0001-memorize', class: Migration0001Memorize },

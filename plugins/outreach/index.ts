@@ -26,8 +26,6 @@ export { TaskCreate } from './tasks/task-schemas';
  * units of work an agent executes, run on the bus by the executor of their type.
  */
 export default definePlugin({
-  id: 'outreach',
-  dependsOn: ['agents', 'contacts'],
   entities: Object.values(entities),
   migrations: [{ name: '0001-outreach', class: Migration0001Outreach }],
   provides: [taskExecutors],

@@ -27,8 +27,6 @@ const turnRef = createServiceRef<Turn>('runtime.turn');
  * beside it, and records everything on the conversation (docs/agent-prompt.md).
  */
 export default definePlugin({
-  id: 'runtime',
-  dependsOn: ['agents', 'conversations', 'contacts', 'tables', 'memorize'],
   entities: Object.values(entities),
   migrations: [{ name: '0001-runtime', class: Migration0001Runtime }],
   config: runtimeConfig,

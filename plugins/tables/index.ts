@@ -32,8 +32,6 @@ export type { AssignmentMode } from './entities';
  * configured). Other plugins use `tableRecordsRef` and `knowledgeSearchRef`.
  */
 export default definePlugin({
-  id: 'tables',
-  dependsOn: ['agents'],
   entities: Object.values(entities),
   migrations: [
     { name: '0001-tables', class: Migration0001Tables },

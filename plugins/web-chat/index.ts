@@ -15,8 +15,6 @@ import { VisitorAccess } from './visitor-access';
  * hosted page) may call it; each message is one runtime turn, streamed.
  */
 export default definePlugin({
-  id: 'web-chat',
-  dependsOn: ['agents', 'conversations', 'runtime'],
   entities: Object.values(entities),
   migrations: [{ name: '0001-web-chat', class: Migration0001WebChat }],
   deps: {

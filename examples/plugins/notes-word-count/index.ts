@@ -3,8 +3,6 @@ import { noteEnrichers } from '../notes';
 
 /** Contributes to another plugin's extension point, and nothing else: no routes, no tables. */
 export default definePlugin({
-  id: 'notes-word-count',
-  dependsOn: ['notes'],
   contributes: [
     noteEnrichers.add({
       key: 'word_count',

@@ -17,7 +17,6 @@ const notesConfig = {
  * an extension point other plugins add to, and a service other plugins may use.
  */
 export default definePlugin({
-  id: 'notes',
   entities: [Note],
   migrations: [{ name: '0001-notes', class: Migration0001Notes }],
   config: notesConfig,

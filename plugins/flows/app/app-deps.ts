@@ -50,7 +50,7 @@ type ContributingDeps<D extends FlowAppDeps> = D & { [REGISTRY]: ServiceRef<Flow
  * plugin's own (so a service of a plugin missing from its `dependsOn` is a boot error,
  * as for any dep), and its init hands them to the flows plugin.
  *
- *   export default definePlugin({ id: 'app-tables', dependsOn: ['flows', 'tables'], ...contributeFlowApp(tablesApp) });
+ *   export default definePlugin({ ...contributeFlowApp(tablesApp) });   // id and dependsOn: plugin.json
  *
  * A plugin with an init of its own names `flowAppDepsRef` and the app's deps itself and
  * calls `provide(app, services)` from its init.

@@ -53,6 +53,6 @@ export const taskExecutorDepsRef = contributedDepsRef<TaskExecutor>('outreach.ta
  * The `definePlugin` members of a plugin that adds an executor naming `deps`: the kernel
  * resolves them as the plugin's own and its init hands them over, for `context.deps`.
  *
- *   export default definePlugin({ id: 'channels-outreach', dependsOn: ['channels', 'outreach'], ...contributeTaskExecutor(sendMessageExecutor) });
+ *   export default definePlugin({ ...contributeTaskExecutor(sendMessageExecutor) });   // id and dependsOn: plugin.json
  */
 export const contributeTaskExecutor = (executor: TaskExecutor) => contributeWithDeps(taskExecutors, executor, taskExecutorDepsRef);

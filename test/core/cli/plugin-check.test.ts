@@ -83,9 +83,12 @@ describe('switchboard plugin check', () => {
   });
 
   it('names what the kernel refuses of the module: an id other than the manifest’s, a contribution to a plugin not depended on', () => {
-    const renamed = brokenCopy(plain, 'renamed', { 'index.ts': (text) => text.replace("id: 'checked-plain'", "id: 'other-plain'") });
-    expect(checkPlugin(renamed, BUILT_IN).problems).toEqual([`plugin in ${renamed} is "other-plain" in code but "checked-plain" in plugin.json`]);
-    const undeclared = brokenCopy(flowApp, 'undeclared', { 'plugin.json': manifest((json) => ({ ...json, dependsOn: [] })), 'index.ts': (text) => text.replace("dependsOn: ['flows'], ", '') });
+    // Code that still says an id must say the manifest's.
+    const renamed = brokenCopy(plain, 'renamed', { 'index.ts': (text) => text.replace('export default definePlugin({', "export default definePlugin({\n  id: 'other-plain',") });
+    expect(checkPlugin(renamed, BUILT_IN).problems).toEqual([
+      `plugin in ${renamed} is "other-plain" in code but "checked-plain" in plugin.json: leave the id out of the code (plugin.json is its one source)`,
+    ]);
+    const undeclared = brokenCopy(flowApp, 'undeclared', { 'plugin.json': manifest((json) => ({ ...json, dependsOn: [] })) });
     expect(checkPlugin(undeclared, BUILT_IN).problems).toEqual([
       'plugin "checked-crm" contributes to extension point "flows.apps", which no loaded plugin provides',
     ]);

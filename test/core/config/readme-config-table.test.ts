@@ -1,13 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { coreConfigSchema } from '../../../core/config/config-schema';
-import contacts from '../../../plugins/contacts';
-import conversations from '../../../plugins/conversations';
-import evaluation from '../../../plugins/evaluation';
-import flows from '../../../plugins/flows';
-import tables from '../../../plugins/tables';
-import runtime from '../../../plugins/runtime';
-import agentWebhooks from '../../../plugins/agent-webhooks';
+import { loadPlugins } from '../../../core/plugin/plugin-source';
 
 /**
  * README.md's configuration tables are written by hand; this keeps them true to the
@@ -45,8 +39,11 @@ const rows = new Map(
       return [cells[0].replace(/`/g, ''), cells] as const;
     }),
 );
-// The core settings, and those of the built-in plugins the README lists (under their plugin id).
-const settings = [...settingsOf(coreConfigSchema), ...[flows, tables, conversations, evaluation, contacts, runtime, agentWebhooks].flatMap((plugin) => settingsOf(plugin.config ?? {}, plugin.id))];
+// The core settings, and those of the built-in plugins the README lists (under their plugin id, from their manifests).
+const LISTED = ['flows', 'tables', 'conversations', 'evaluation', 'contacts', 'runtime', 'agent-webhooks', 'channels'];
+const pluginsDir = path.join(__dirname, '..', '..', '..', 'plugins');
+const listed = loadPlugins(fs.readdirSync(pluginsDir).map((dir) => path.join(pluginsDir, dir)).filter((dir) => fs.existsSync(path.join(dir, 'plugin.json')))).filter(({ plugin }) => LISTED.includes(plugin.id));
+const settings = [...settingsOf(coreConfigSchema), ...listed.flatMap(({ plugin }) => settingsOf(plugin.config ?? {}, plugin.id))];
 
 describe('README.md configuration table', () => {
   it('is there', () => {

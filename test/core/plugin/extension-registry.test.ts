@@ -3,7 +3,10 @@ import { collectExtensions } from '../../../core/plugin/extension-registry';
 
 const apps = createExtensionPoint<{ uid: string }>({ id: 'test.apps', keyOf: (a) => a.uid });
 const llm = createExtensionPoint<{ name: string }>({ id: 'test.llm', single: true });
-const loaded = (...plugins: ReturnType<typeof definePlugin>[]) => plugins.map((plugin) => ({ plugin, origin: plugin.id }));
+import { loadPlugins } from '../../../core/plugin/plugin-source';
+
+/** As the kernel loads plugins given as code: named, in dependency order. */
+const loaded = (...plugins: ReturnType<typeof definePlugin>[]) => loadPlugins(plugins);
 
 describe('collectExtensions', () => {
   it('gives the owner every contribution in plugin order, whatever the order of definition', () => {

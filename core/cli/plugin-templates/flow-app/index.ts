@@ -7,6 +7,7 @@ export { acmeLeadsApp } from './app';
 /**
  * Adds the Acme Leads app to the flow studio. `contributeFlowApp` contributes it and,
  * once the app names `deps` (services of other plugins its code uses, each plugin listed
- * in `dependsOn`), has the kernel resolve them and hands them to its code.
+ * in plugin.json's `dependsOn`), has the kernel resolve them and hands them to its code.
+ * The id and the dependencies are plugin.json's alone: the code does not repeat them.
  */
-export default definePlugin({ id: 'acme-leads', dependsOn: ['flows'], ...contributeFlowApp(acmeLeadsApp) });
+export default definePlugin({ ...contributeFlowApp(acmeLeadsApp) });

@@ -12,7 +12,6 @@ const Hello = Type.Object({ message: Type.String(), tenant: Type.String() });
  * with a setting of its own. `init` runs once, at boot, after the plugins it depends on.
  */
 export default definePlugin({
-  id: 'acme-leads',
   config: acmeLeadsConfig,
   deps: { http: coreServices.http, config: configRef(acmeLeadsConfig) },
   init({ http, config }) {
