@@ -5,8 +5,8 @@ import { checkDeps, collectServiceProviders } from '../kernel/kernel';
 import { llmProviders } from '../llm/llm-extension';
 import { collectExtensions } from '../plugin/extension-registry';
 import { checkApiVersion } from '../plugin/plugin-api-version';
-import { MANIFEST_FILE, readManifest, type PluginManifest } from '../plugin/plugin-manifest';
-import { INSTALLATION_DIR, isPackageSource, readPackageManifest } from '../plugin/plugin-package';
+import { MANIFEST_FILE, type PluginManifest } from '../plugin/plugin-manifest';
+import { INSTALLATION_DIR, isPackageSource, readFolderManifest, readPackageManifest } from '../plugin/plugin-package';
 import { installedPlugins, loadPlugins, type LoadedPlugin, type PluginSource } from '../plugin/plugin-source';
 import { idRuleProblem } from './plugin-new';
 
@@ -61,7 +61,7 @@ function manifestProblems(manifest: PluginManifest): string[] {
 function installedManifests(settings: PluginSettings): Installed[] {
   return installedPlugins(INSTALLATION_DIR, settings).flatMap((source) => {
     try {
-      const manifest = isPackageSource(source) ? readPackageManifest(source) : readManifest(path.resolve(source as string));
+      const manifest = isPackageSource(source) ? readPackageManifest(source) : readFolderManifest(path.resolve(source as string));
       return [{ source, manifest }];
     } catch {
       return [];
@@ -119,7 +119,8 @@ export function checkPlugin(dir: string, settings: PluginSettings): PluginCheck 
   const folder = path.resolve(dir);
   let manifest!: PluginManifest;
   const problems: string[] = [];
-  if (!attempt(problems, () => (manifest = readManifest(folder)))) return { id: null, dir: folder, problems };
+  // A plugin folder, or a folder shaped as its npm package (package.json's `switchboard` member).
+  if (!attempt(problems, () => (manifest = readFolderManifest(folder)))) return { id: null, dir: folder, problems };
   const result = { id: manifest.id, dir: folder, problems };
 
   // As at boot, nothing of the plugin runs while its manifest is wrong.

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { BootError } from '../errors/boot-error';
-import { parseManifest, readJsonFile, type PluginManifest } from './plugin-manifest';
+import { MANIFEST_FILE, parseManifest, readJsonFile, readManifest, type PluginManifest } from './plugin-manifest';
 
 /** The installation's folder (where its package.json is). */
 export const INSTALLATION_DIR = path.resolve(__dirname, '..', '..');
@@ -33,6 +33,28 @@ export function findPluginPackage(name: string, from: string): string {
   const found = searched.map((folder) => path.join(folder, name)).find((dir) => fs.existsSync(path.join(dir, 'package.json')));
   if (!found) throw new BootError(`plugin package "${name}" (PLUGINS_PACKAGES) is not installed: not found in ${searched.join(', ')}`);
   return found;
+}
+
+/**
+ * The manifest of a plugin folder: its plugin.json, or, for a folder shaped as an npm
+ * package (a partner's package before it is published, `switchboard plugin check` of it),
+ * the `switchboard` member of its package.json, whose `plugin` (else `main`, else
+ * index.ts or index.js) is the module to load.
+ */
+export function readFolderManifest(dir: string): PluginManifest {
+  if (fs.existsSync(path.join(dir, MANIFEST_FILE)) || !fs.existsSync(path.join(dir, 'package.json'))) return readManifest(dir);
+  const file = path.join(dir, 'package.json');
+  const pkg = readJsonFile(file, 'package manifest') as { switchboard?: unknown; description?: unknown; main?: unknown };
+  if (typeof pkg.switchboard !== 'object' || pkg.switchboard === null) {
+    throw new BootError(`${dir} has neither a ${MANIFEST_FILE} nor a "switchboard" member in its package.json, so it is not a Switchboard plugin (docs/plugins.md, installing)`);
+  }
+  return parseManifest(pkg.switchboard, {
+    where: `the "switchboard" member of ${file}`,
+    dir,
+    entryKey: 'plugin',
+    defaultEntry: () => (typeof pkg.main === 'string' ? pkg.main : (['index.ts', 'index.js'].find((name) => fs.existsSync(path.join(dir, name))) ?? 'index.js')),
+    description: typeof pkg.description === 'string' ? pkg.description : undefined,
+  });
 }
 
 /**

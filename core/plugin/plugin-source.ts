@@ -3,8 +3,8 @@ import path from 'node:path';
 import { BootError } from '../errors/boot-error';
 import { PLUGIN_BRAND, isPlugin, type NamedPlugin, type Plugin } from './define-plugin';
 import { checkApiVersion } from './plugin-api-version';
-import { discoverPluginDirs, readManifest, type PluginManifest } from './plugin-manifest';
-import { INSTALLATION_DIR, isPackageSource, readPackageManifest, type PluginPackageSource } from './plugin-package';
+import { discoverPluginDirs, type PluginManifest } from './plugin-manifest';
+import { INSTALLATION_DIR, isPackageSource, readFolderManifest, readPackageManifest, type PluginPackageSource } from './plugin-package';
 import { orderPlugins } from './load-order';
 
 export type { PluginPackageSource } from './plugin-package';
@@ -46,7 +46,7 @@ export function loadPlugins(sources: PluginSource[], disabled: string[] = []): L
       const named: NamedPlugin = Object.freeze({ ...source, id: source.id, dependsOn: source.dependsOn ?? [], [PLUGIN_BRAND]: true as const });
       return { id: named.id, dependsOn: named.dependsOn, origin: `plugin "${named.id}"`, source: named };
     }
-    const manifest = typeof source === 'string' ? readManifest(path.resolve(source)) : readPackageManifest(source);
+    const manifest = typeof source === 'string' ? readFolderManifest(path.resolve(source)) : readPackageManifest(source);
     return { id: manifest.id, dependsOn: manifest.dependsOn, origin: manifest.dir, source: manifest };
   });
   const enabled = entries.filter((entry) => !disabled.includes(entry.id));

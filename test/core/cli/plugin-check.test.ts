@@ -50,6 +50,22 @@ describe('switchboard plugin check', () => {
     expect(checkPlugin(plain, BUILT_IN)).toEqual({ id: 'checked-plain', dir: plain, problems: [] });
   });
 
+  it('checks a folder shaped as the plugin’s npm package (its manifest the `switchboard` member of package.json)', () => {
+    const packaged = path.join(temp, 'packaged', 'checked-crm');
+    fs.cpSync(flowApp, packaged, { recursive: true });
+    const manifest = JSON.parse(fs.readFileSync(path.join(packaged, 'plugin.json'), 'utf8'));
+    fs.rmSync(path.join(packaged, 'plugin.json'));
+    const write = (switchboardMember: Record<string, unknown>) =>
+      fs.writeFileSync(path.join(packaged, 'package.json'), JSON.stringify({ name: '@acme/switchboard-checked-crm', version: '1.0.0', switchboard: switchboardMember }));
+    write({ id: manifest.id, apiVersion: manifest.apiVersion, dependsOn: manifest.dependsOn, plugin: './index.ts' });
+    expect(checkPlugin(packaged, BUILT_IN)).toEqual({ id: 'checked-crm', dir: packaged, problems: [] });
+    // The same checks as a plugin.json's: here, a dependency that is not installed.
+    write({ id: manifest.id, apiVersion: manifest.apiVersion, dependsOn: ['flows', 'nowhere'], plugin: './index.ts' });
+    expect(checkPlugin(packaged, BUILT_IN).problems).toEqual(['plugin "checked-crm" depends on "nowhere", which is not installed (neither built in nor in PLUGINS_PATH or PLUGINS_PACKAGES)']);
+    fs.writeFileSync(path.join(packaged, 'package.json'), JSON.stringify({ name: 'not-a-plugin', version: '1.0.0' }));
+    expect(checkPlugin(packaged, BUILT_IN).problems[0]).toMatch(/has neither a plugin\.json nor a "switchboard" member/);
+  });
+
   it('passes every built-in plugin: the checks of the flows plugin find nothing in its own apps', () => {
     const failing = installedPluginDirs(ROOT, []).map((dir) => checkPlugin(dir, BUILT_IN)).filter((check) => check.problems.length > 0);
     expect(failing).toEqual([]);

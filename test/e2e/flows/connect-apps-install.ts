@@ -80,6 +80,8 @@ export async function startConnectAppsInstall(): Promise<ConnectAppsInstall> {
     },
     ...TRANSPORT,
     busPollIntervalMs: 100,
+    // A worker stopped mid-work leaves what it had claimed leased until the lease runs out: keep that short here.
+    busLeaseSeconds: 5,
     ...shared,
   });
   // The API process serves requests only; workers run executions and polls.

@@ -50,18 +50,18 @@ it('CRM record created -> calendar event -> sheet row, once per record across a 
   const version = (await api.api.post(`/api/v1/flow/${flow}/deploy`).expect(200)).body.data.live_version.uuid;
 
   // The first poll takes a baseline: records from before the flow was live start nothing.
-  await waitFor(() => revision(version), (n) => n >= 1, 60_000);
+  await waitFor(() => revision(version), (n) => n >= 1, 90_000);
   seedRecord(zoho.state, 'Leads', { Last_Name: 'Lovelace', Email: 'ada@example.com' });
-  await waitFor(() => executions(flow), (rows) => rows.length === 1 && rows[0].status === 'succeeded', 60_000);
+  await waitFor(() => executions(flow), (rows) => rows.length === 1 && rows[0].status === 'succeeded', 90_000);
 
   // The worker goes away; a record arrives while none runs; another worker takes over from the stored cursor.
   await setup.worker.stop();
   seedRecord(zoho.state, 'Leads', { Last_Name: 'Hopper', Email: 'grace@example.com' });
   setup.worker = await setup.install.startWorker('worker-two');
-  await waitFor(() => executions(flow), (rows) => rows.length === 2 && rows.every((row) => row.status === 'succeeded'), 60_000);
+  await waitFor(() => executions(flow), (rows) => rows.length === 2 && rows.every((row) => row.status === 'succeeded'), 90_000);
   // A few more polls: nothing fires twice.
   const polled = await revision(version);
-  await waitFor(() => revision(version), (n) => n >= polled + 3, 60_000);
+  await waitFor(() => revision(version), (n) => n >= polled + 3, 90_000);
 
   const runs = await executions(flow);
   expect(runs.map((row) => row.status)).toEqual(['succeeded', 'succeeded']);
@@ -82,4 +82,4 @@ it('CRM record created -> calendar event -> sheet row, once per record across a 
   // The copy saw the flow's messages (polls, segments): it would have seen a token in one.
   expect(messages.map((row) => row.topic)).toEqual(expect.arrayContaining(['flows.trigger.poll', 'flows.execution.run']));
   for (const text of [recorded, logs, JSON.stringify(messages)]) expect(text).not.toMatch(/access-[0-9a-f]{24}|refresh-[0-9a-f]{24}/);
-}, 160_000);
+}, 300_000);

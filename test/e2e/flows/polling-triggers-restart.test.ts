@@ -71,18 +71,18 @@ it('each polling trigger fires once per new item, across a worker restart', asyn
   ];
   for (const item of watched) await deploy(item);
   // Every trigger's first poll takes its baseline before anything is added.
-  for (const item of watched) await waitFor(() => revision(item.version!), (n) => n >= 1, 60_000);
+  for (const item of watched) await waitFor(() => revision(item.version!), (n) => n >= 1, 90_000);
 
   for (const item of watched) await item.add(`Before${item.name.replace(/\s/g, '')}`);
-  for (const item of watched) await waitFor(() => events(item.flow!), (rows) => rows.length === 1 && rows[0].startsWith('succeeded:'), 60_000);
+  for (const item of watched) await waitFor(() => events(item.flow!), (rows) => rows.length === 1 && rows[0].startsWith('succeeded:'), 90_000);
 
   await setup.worker.stop();
   for (const item of watched) await item.add(`During${item.name.replace(/\s/g, '')}`);
   setup.worker = await setup.install.startWorker('worker-two');
-  for (const item of watched) await waitFor(() => events(item.flow!), (rows) => rows.length >= 2 && rows.every((row) => row.startsWith('succeeded:')), 60_000);
+  for (const item of watched) await waitFor(() => events(item.flow!), (rows) => rows.length >= 2 && rows.every((row) => row.startsWith('succeeded:')), 90_000);
   // More polls of every trigger: nothing fires twice.
   const polled = await Promise.all(watched.map((item) => revision(item.version!)));
-  for (const [index, item] of watched.entries()) await waitFor(() => revision(item.version!), (n) => n >= polled[index] + 3, 60_000);
+  for (const [index, item] of watched.entries()) await waitFor(() => revision(item.version!), (n) => n >= polled[index] + 3, 90_000);
 
   for (const item of watched) {
     const rows = await events(item.flow!);
