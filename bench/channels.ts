@@ -37,12 +37,11 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { paceReply, type PacingSettings } from '../plugins/channels/turns/pacing';
-import { fmt, median, numberEnv, printTable, round3 } from './lib/bench-stats';
+import { fmt, median, numberEnv, printTable, round3, writeResults } from './lib/bench-stats';
 import { ask, spawnChild, stopChildren } from './lib/channels-children';
 import { Arrivals, chatTurn, runCustomers, runLine, smsTurn, summarise, type RunResult, type Side, type SmsTarget, type TurnsReport } from './lib/channels-clients';
 import type { KernelMessage, KernelSettings } from './lib/channels-kernel';
@@ -229,11 +228,7 @@ async function main(): Promise<void> {
       valid: invalid.length === 0,
       runs,
     };
-    fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-    fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + '\n');
-    console.log(`  results written to ${path.relative(process.cwd(), RESULTS)}`);
-    if (invalid.length > 0) exitCode = 1;
-    else if (process.env.BENCH_ENFORCE === '1' && Object.values(goals).some((goal) => !goal.met)) exitCode = 1;
+    exitCode = writeResults(RESULTS, results);
   } finally {
     await stopChildren(children);
     await dispatcher.close().catch(() => {});

@@ -41,10 +41,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { fmt, median, numberEnv, percentile, printTable, round3 } from './lib/bench-stats';
+import { fmt, median, numberEnv, percentile, printTable, round3, writeResults } from './lib/bench-stats';
 import { baselineTurn, platformTurn, runLoad, type BaselineTemplates, type PlatformTarget, type TurnSample } from './lib/runtime-clients';
 import { SAMPLE_PREFIX, TOOL_NAME, runScriptedServers, unionLength, type ScriptedMessage, type TurnRecord } from './lib/runtime-scripted';
 import { floorTurn, prepareFloor, type FloorTarget } from './lib/runtime-floor';
+import { stopForkedChildren as stopChildren } from './lib/forked-children';
 import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -267,7 +268,7 @@ async function main(): Promise<void> {
 
     const invalid = runs.filter((r) => r.failed > 0 || r.unattributed > r.turns * 0.01);
     if (invalid.length > 0) console.log(`  WARNING: ${invalid.length} run(s) had failed or unattributed turns; the figures are not valid`);
-    Object.assign(results, {
+    const written = Object.assign(results, {
       bench: 'runtime',
       date: new Date().toISOString(),
       node: process.version,
@@ -279,11 +280,7 @@ async function main(): Promise<void> {
       valid: invalid.length === 0,
       runs,
     });
-    fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-    fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + '\n');
-    console.log(`  results written to ${path.relative(process.cwd(), RESULTS)}`);
-    if (invalid.length > 0) exitCode = 1;
-    else if (process.env.BENCH_ENFORCE === '1' && Object.values(goals).some((goal) => !goal.met)) exitCode = 1;
+    exitCode = writeResults(RESULTS, written);
   } finally {
     await stopChildren(children);
     await Promise.all(pools.map((pool) => pool.end().catch(() => {})));
@@ -397,22 +394,6 @@ function ask<T>(child: ChildProcess, message: string, type: string): Promise<T> 
   });
 }
 
-async function stopChildren(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-          child.once('exit', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.send('stop');
-        }),
-    ),
-  );
-}
 
 // ---------------------------------------------------------------------------------------------
 // Child: the kernel with the runtime and the plugins it depends on, talking to the scripted model.

@@ -1,4 +1,7 @@
-/** Small numeric helpers the benchmarks share. */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** Small helpers the benchmarks share: numbers, tables, the results file. */
 
 /** Nearest-rank percentile of sorted values. */
 export function percentile(sorted: ArrayLike<number>, p: number): number {
@@ -35,4 +38,16 @@ export function round3(value: number): number {
 export function printTable(rows: ReadonlyArray<readonly [string, string, string]>, valueWidth: number): void {
   const width = Math.max(...rows.map(([label]) => label.length));
   console.log(rows.map(([label, value, goal]) => `${label.padEnd(width)}  ${value.padStart(valueWidth)}  ${goal}`).join('\n'));
+}
+
+/**
+ * Writes a bench's results file and says where; answers the exit code: 1 when a run was
+ * invalid, or (with BENCH_ENFORCE=1) when a goal is missed.
+ */
+export function writeResults(file: string, results: { valid: boolean; goals: Record<string, { met: boolean }> }): number {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(results, null, 2) + '\n');
+  console.log(`  results written to ${path.relative(process.cwd(), file)}`);
+  if (!results.valid) return 1;
+  return process.env.BENCH_ENFORCE === '1' && Object.values(results.goals).some((goal) => !goal.met) ? 1 : 0;
 }

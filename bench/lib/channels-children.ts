@@ -32,20 +32,4 @@ export function ask<T>(child: ChildProcess, message: string, type: string): Prom
   });
 }
 
-/** Asks each child to stop (`stop`), and kills one that has not exited after 15 s. */
-export async function stopChildren(children: readonly ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-          child.once('exit', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.send('stop');
-        }),
-    ),
-  );
-}
+export { stopForkedChildren as stopChildren } from './forked-children';
