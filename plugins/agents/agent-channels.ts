@@ -31,6 +31,8 @@ export interface AgentChannels {
   find(channelUuid: string): Promise<RoutedAgentChannel | null>;
   /** The channels of the current tenant whose `config.connection_uuid` is `connectionUuid` (what must go before the connection can). */
   usingConnection(em: EntityManager, connectionUuid: string): Promise<ConnectionUser[]>;
+  /** The agent of the current tenant owning this number with `capabilities.call`, active (an incoming call is theirs); null when none. */
+  callOwner(em: EntityManager, number: string): Promise<string | null>;
 }
 
 export const agentChannelsRef = createServiceRef<AgentChannels>('agents.agentChannels');
@@ -43,6 +45,9 @@ const FIND =
 // The tenant filter of the ORM does not reach raw SQL: the current tenant is an explicit condition.
 const USING =
   "select c.uuid as channel_uuid, c.agent_uuid, c.name, c.type from agent_channels c where c.tenant_uuid = ? and c.config->>'connection_uuid' = ? order by c.uuid";
+
+const CALL_OWNER =
+  "select agent_uuid from agent_phone_numbers where tenant_uuid = ? and number = ? and status = 'active' and (capabilities->>'call')::boolean is true limit 1";
 
 export function createAgentChannels(orm: OrmService, currentTenant: () => TenantRef): AgentChannels {
   return {
@@ -62,6 +67,10 @@ export function createAgentChannels(orm: OrmService, currentTenant: () => Tenant
     },
     async usingConnection(em, connectionUuid) {
       return em.getConnection().execute(USING, [currentTenant().uuid, connectionUuid], 'all', em.getTransactionContext());
+    },
+    async callOwner(em, number) {
+      const [row]: Array<{ agent_uuid: string }> = await em.getConnection().execute(CALL_OWNER, [currentTenant().uuid, number], 'all', em.getTransactionContext());
+      return row?.agent_uuid ?? null;
     },
   };
 }

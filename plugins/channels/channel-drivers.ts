@@ -29,6 +29,11 @@ export class ChannelDrivers {
     return [...this.byProvider.keys()].sort();
   }
 
+  /** PUBLIC_BASE_URL without a trailing slash; empty when unset (hook URLs are then built from each request). */
+  publicBaseUrl(): string {
+    return this.settings.publicBaseUrl.replace(/\/+$/, '');
+  }
+
   /** Without a trailing slash, as DriverContext promises. */
   apiBaseUrl(driver: ChannelDriver): string {
     const key = (BASE_URL_KEYS as Record<string, keyof typeof this.settings>)[driver.provider];

@@ -11,5 +11,11 @@ export const channelsConfig = {
     env: 'PUBLIC_BASE_URL',
   },
   sendAttempts: { doc: 'Tries of one outbound message when the provider answers 429, 5xx or cannot be reached, before it is `failed`', format: 'nat', default: 6, env: 'CHANNELS_SEND_ATTEMPTS' },
+  inboundRetentionDays: {
+    doc: 'Days the ids of inbound messages are kept, so that a provider retrying one is answered once; older ones are deleted hourly (0: kept for ever)',
+    format: 'nat',
+    default: 7,
+    env: 'CHANNELS_INBOUND_RETENTION_DAYS',
+  },
   sendBackoffMs: { doc: 'Milliseconds before the first retry of a send; each later retry waits 4 times longer (at most an hour), or what the provider asks', format: 'nat', default: 2000, env: 'CHANNELS_SEND_BACKOFF_MS' },
 };

@@ -37,7 +37,7 @@ export interface ChannelConnectionValue<C = Record<string, unknown>> {
 }
 
 /** What a provider's webhook tells: a customer's message, or what became of one of ours. */
-export type InboundEvent = InboundMessage | DeliveryReceipt;
+export type InboundEvent = InboundMessage | DeliveryReceipt | WatermarkReceipt;
 
 export interface InboundMessage {
   kind: 'message';
@@ -69,6 +69,18 @@ export interface DeliveryReceipt {
   status: 'sent' | 'delivered' | 'read' | 'failed';
   /** The provider's reason, for `failed`. */
   reason?: string;
+}
+
+/**
+ * A receipt naming no message but a moment (Messenger's `read` and `delivery` watermark):
+ * every message sent to the customer `to` on the channel up to `watermark` reached `status`.
+ */
+export interface WatermarkReceipt {
+  kind: 'receipt';
+  /** The customer's address on the channel (the page-scoped id), as inbound messages give it in `from`. */
+  to: string;
+  watermark: Date;
+  status: 'delivered' | 'read';
 }
 
 /** What `send` and `typing` are given. */
@@ -154,6 +166,13 @@ export interface ChannelDriver<S extends TSchema = TSchema> {
     context: DriverContext<Static<S>>,
     message: { to: string; name: string; language: string; components: ReadonlyArray<Record<string, unknown>>; idempotencyKey: string },
   ): Promise<{ externalId: string }>;
+  /**
+   * Tells the provider the URL of a channel's hook (`{PUBLIC_BASE_URL}/hooks/channels/{channel_uuid}`),
+   * for providers whose hook is set through their API (Telegram's `setWebhook`), not in
+   * their console. Throws ChannelSendError when the provider refuses or cannot be reached.
+   * `POST /api/v1/channel-connections/{uuid}/register-webhook` calls it.
+   */
+  registerWebhook?(context: DriverContext<Static<S>>, hook: { url: string }): Promise<void>;
   /** The longest text one message may carry (Twilio 1600, WhatsApp 4096, Messenger 2000): longer replies are split at word boundaries before sending. */
   maxTextLength?: number;
   /** Checks credentials on create (a call to the provider); a refusal is a 422 at `credentials` with `message`. */

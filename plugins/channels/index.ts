@@ -1,5 +1,6 @@
 import { configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
 import { agentChannelChecks, agentChannelsRef, agentDirectoryRef } from '../agents';
+import { contactDirectoryRef } from '../contacts';
 import { connectionCheck } from './connections/channel-config-check';
 import { conversationWriterRef } from '../conversations';
 import { chatTurnsRef } from '../runtime';
@@ -14,9 +15,11 @@ import { telegramDriver } from './drivers/telegram';
 import { twilioDriver } from './drivers/twilio';
 import * as entities from './entities';
 import { hookRoutes } from './inbound/hook-route';
+import { scheduleInboundRetention } from './inbound/inbound-retention';
 import { Migration0001Channels } from './migrations/0001-channels';
 import { Migration0002ChatappTemplates } from './migrations/0002-chatapp-templates';
 import { channelSendingRef } from './outreach';
+import { channelConnectionsRef, createChannelConnections } from './connections/connection-opener';
 import { templateRoutes } from './templates/template-routes';
 import { runOutbound } from './outbound/outbound-consumers';
 import { runInboundTurns } from './turns/inbound-turns';
@@ -38,6 +41,12 @@ export {
 } from './driver';
 // The outreach executor, contributed by plugins/channels-outreach (so channels runs without outreach).
 export { sendMessageExecutor, channelSendingRef, type SendMessageDeps } from './outreach';
+// Connections for plugins that reach the same providers (calls: a Twilio account's voice).
+export { channelConnectionsRef, type ChannelConnections } from './connections/connection-opener';
+export { publicOrigin, inboundRequest } from './inbound/inbound-request';
+export { verifyTwilioSignature } from './drivers/twilio/signature';
+export { twilioReason } from './drivers/twilio/outbound';
+export { TwilioCredentials } from './drivers/twilio/credentials';
 
 /** Agents answer where customers are: channel connections, inbound hooks, replies sent through each provider's driver. */
 export default definePlugin({
@@ -49,6 +58,14 @@ export default definePlugin({
   config: channelsConfig,
   provides: [channelDrivers],
   services: [
+    createServiceFactory({
+      service: channelConnectionsRef,
+      deps: { secrets: coreServices.secrets, config: configRef(channelsConfig) },
+      factory: ({ secrets, config }, { extensions }) => {
+        const settings = config.all();
+        return createChannelConnections(secrets, new ChannelDrivers(extensions.items(channelDrivers), settings), settings.publicBaseUrl);
+      },
+    }),
     // What sending a message outside a turn needs (outreach's send_message tasks).
     createServiceFactory({
       service: channelSendingRef,
@@ -82,14 +99,18 @@ export default definePlugin({
     channels: agentChannelsRef,
     conversations: conversationWriterRef,
     turns: chatTurnsRef,
+    contacts: contactDirectoryRef,
+    lifecycle: coreServices.lifecycle,
+    orm: coreServices.orm,
   },
-  init({ http, bus, secrets, egress, logger, tenants, config, agents, channels, conversations, turns }, { extensions }) {
+  init({ http, bus, secrets, egress, logger, tenants, config, agents, channels, conversations, turns, contacts, lifecycle, orm }, { extensions }) {
     secrets.declareColumn(channelCredentials);
     const settings = config.all();
     const drivers = new ChannelDrivers(extensions.items(channelDrivers), settings);
     for (const route of connectionRoutes({ drivers, secrets, egress, logger, channels })) http.route(route);
     for (const route of hookRoutes({ channels, drivers, secrets, tenants, bus, logger, publicBaseUrl: settings.publicBaseUrl })) http.route(route);
-    runInboundTurns({ bus, turns, agents, conversations, drivers, logger });
+    runInboundTurns({ bus, turns, agents, conversations, drivers, logger, contacts });
+    scheduleInboundRetention({ lifecycle, orm, logger, retentionDays: settings.inboundRetentionDays });
     runOutbound({ bus, drivers, secrets, egress, conversations, logger, settings });
     for (const route of templateRoutes({ drivers, secrets, egress })) http.route(route);
   },

@@ -35,4 +35,6 @@ export const fixtures: ResourceFixtures = {
 export const unswept: Record<string, string> = {
   'POST /api/v1/chatapp/templates connection_uuid':
     'the owner’s own chatapp connection submits the template to the platform, which the sweep’s kernel cannot reach; another tenant’s is refused with 422 and no platform call in test/plugins/channels/templates',
+  'POST /api/v1/channel-connections/:uuid/register-webhook channel_uuid':
+    'the sweep’s connection has no driver that registers hooks (409 before any channel is read), and its channel does not use it; another tenant’s channel is refused with 422 and no provider call in test/e2e/channels/providers.test.ts (Telegram)',
 };

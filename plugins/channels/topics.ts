@@ -54,10 +54,16 @@ export interface TypingPayload extends ChannelAddress, ReplyContext {
   to: string;
 }
 
-/** What the provider says became of one of our messages (`channels.receipt`). */
+/**
+ * What the provider says became of one of our messages (`channels.receipt`), or, with
+ * `watermark` (no `external_id`), of every message sent to the customer `to` up to then.
+ */
 export interface ReceiptPayload {
   channel_uuid: string;
-  external_id: string;
+  external_id: string | null;
   status: 'sent' | 'delivered' | 'read' | 'failed';
   reason: string | null;
+  to?: string;
+  /** ISO time. */
+  watermark?: string;
 }

@@ -1,6 +1,7 @@
 import {
   ConflictError,
   DataEnvelope,
+  HttpError,
   DeletedEnvelope,
   ListEnvelope,
   NotFoundError,
@@ -22,9 +23,10 @@ import {
 } from '../../../core';
 import type { AgentChannels } from '../../agents';
 import type { ChannelDrivers } from '../channel-drivers';
-import type { ChannelDriver } from '../driver';
+import { ChannelSendError, type ChannelDriver } from '../driver';
+import { publicOrigin } from '../inbound/inbound-request';
 import { ChannelConnection } from '../entities';
-import { connectionJson, credentialErrors, findConnection, sealCredentials } from './connection-store';
+import { connectionJson, credentialErrors, findConnection, openConnection, sealCredentials } from './connection-store';
 
 export const ConnectionSchema = Type.Object(
   {
@@ -51,6 +53,19 @@ const ConnectionCreate = Type.Object(
 );
 
 const ConnectionParams = Type.Object({ uuid: ResourceId('channels.connection', 'The channel connection') });
+
+const RegisterWebhookBody = Type.Object(
+  { channel_uuid: Uuid({ description: 'The agent channel whose hook the provider is to call: one whose `config.connection_uuid` is this connection' }) },
+  { additionalProperties: false },
+);
+const RegisteredWebhook = Type.Object(
+  {
+    connection_uuid: Uuid(),
+    channel_uuid: Uuid(),
+    url: Type.String({ description: 'The hook URL given to the provider: `{PUBLIC_BASE_URL}/hooks/channels/{channel_uuid}`' }),
+  },
+  { additionalProperties: false },
+);
 
 export interface ConnectionRouteDeps {
   drivers: ChannelDrivers;
@@ -140,6 +155,50 @@ export function connectionRoutes(deps: ConnectionRouteDeps): AnyRoute[] {
       errors: [404],
       response: DataEnvelope(ConnectionSchema),
       handler: async ({ params, em }) => ({ data: connectionJson(await found(em, params.uuid)) }),
+    }),
+
+    defineRoute({
+      method: 'POST',
+      path: '/api/v1/channel-connections/:uuid/register-webhook',
+      summary: 'Register an agent channel’s hook with the provider',
+      description:
+        'For providers whose webhook is set through their API rather than their console (Telegram: `setWebhook` with `url` and the connection’s `secret_token`). ' +
+        'The hook names an agent channel, not the connection, so the channel is given: one of the tenant’s agent channels using this connection (422 at `channel_uuid` otherwise). ' +
+        'Explicit, not done when a channel is saved: a bot has one webhook, so registering moves it, and the channel must exist before the provider calls it. ' +
+        'The URL is built from PUBLIC_BASE_URL, else from this request’s origin. 409 when the connection’s driver has no such call (set the hook in the provider’s console); ' +
+        'the provider refusing is a 422 at `channel_uuid` with its reason; it failing or unreachable, a 502.',
+      tags: ['channels'],
+      params: ConnectionParams,
+      body: RegisterWebhookBody,
+      errors: [404, 409, 502],
+      response: DataEnvelope(RegisteredWebhook),
+      // The provider is called: no transaction is open while it answers.
+      transactional: false,
+      handler: async ({ params, body, em, req }) => {
+        const row = await found(em, params.uuid);
+        const driver = drivers.get(row.provider);
+        if (!driver) throw new ConflictError(`No installed channel driver serves the connection’s provider (${row.provider})`);
+        if (!driver.registerWebhook) throw new ConflictError(`${driver.name} hooks are not registered through its API: give it the channel’s hook URL in its console`);
+        const channelUuid = body.channel_uuid.toLowerCase();
+        const users = await channels.usingConnection(em, row.uuid);
+        if (!users.some((channel) => channel.channel_uuid === channelUuid)) throw new ValidationError({ channel_uuid: ['is not an agent channel using this connection (its config.connection_uuid)'] });
+        const url = `${publicOrigin(req, drivers.publicBaseUrl())}/hooks/channels/${channelUuid}`;
+        const context = {
+          connection: openConnection(secrets, row),
+          egress: deps.egress,
+          apiBaseUrl: drivers.apiBaseUrl(driver),
+          hookUrl: url,
+          logger: deps.logger.child({ provider: driver.provider, channel_uuid: channelUuid }),
+        };
+        try {
+          await driver.registerWebhook(context, { url });
+        } catch (error) {
+          if (!(error instanceof ChannelSendError)) throw error;
+          if (error.retryable) throw new HttpError(502, `${driver.name} could not register the hook: ${error.message}`);
+          throw new ValidationError({ channel_uuid: [`${driver.name} refused its hook URL ${url}: ${error.message}`] });
+        }
+        return { data: { connection_uuid: row.uuid, channel_uuid: channelUuid, url } };
+      },
     }),
 
     defineRoute({

@@ -92,7 +92,11 @@ async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAd
       await deps.bus.publish(CHANNEL_TOPICS.inbound, payload);
     }
     if (receipts.length > 0) {
-      const payloads: ReceiptPayload[] = receipts.map((receipt) => ({ channel_uuid: address.channel_uuid, external_id: receipt.externalId, status: receipt.status, reason: receipt.reason ?? null }));
+      const payloads: ReceiptPayload[] = receipts.map((receipt) =>
+        'watermark' in receipt
+          ? { channel_uuid: address.channel_uuid, external_id: null, status: receipt.status, reason: null, to: receipt.to, watermark: receipt.watermark.toISOString() }
+          : { channel_uuid: address.channel_uuid, external_id: receipt.externalId, status: receipt.status, reason: receipt.reason ?? null },
+      );
       await deps.bus.publishMany(CHANNEL_TOPICS.receipt, payloads);
     }
     return fresh;

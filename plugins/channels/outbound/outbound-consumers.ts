@@ -5,6 +5,7 @@ import type { ChannelDrivers } from '../channel-drivers';
 import { findConnection, openConnection } from '../connections/connection-store';
 import { ChannelSendError, type ChannelDriver, type DriverContext } from '../driver';
 import { textParts } from './text-parts';
+import { applyWatermark } from './watermark-receipts';
 import { CHANNEL_TOPICS, type ChannelAddress, type ReceiptPayload, type SendPayload, type TypingPayload } from '../topics';
 
 export interface OutboundDeps {
@@ -141,6 +142,8 @@ export function runOutbound(deps: OutboundDeps): void {
     { name: 'receipts', topics: [CHANNEL_TOPICS.receipt], concurrency: 4, retry: { attempts: RECEIPT_ATTEMPTS, backoff: { initialMs: 500, factor: 2 } } },
     async (message, { em }) => {
       const { channel_uuid: channelUuid, external_id: externalId, status, reason } = message.payload;
+      // A watermark names no message: what it covers is what was sent by then, so nothing is waited for.
+      if (externalId === null) return void (await applyWatermark(em, conversations, message.tenant!, message.payload));
       const [row] = await boundQuery<{ uuid: string }>(em, 'select uuid from channel_deliveries where tenant_uuid = $1 and channel_uuid = $2 and external_id = $3 limit 1', [
         message.tenant!.uuid,
         channelUuid,

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boundQuery, findByUuid, type FieldErrors, type TenantRef } from '../../../core';
+import { contactDirectoryRef, type ContactDirectory } from '../../contacts';
 import type { TaskExecutionContext, TaskExecutor } from '../../outreach';
 import { findConnection, openConnection } from '../connections/connection-store';
 import { ChannelSendError, type ChannelDriver, type DriverContext } from '../driver';
@@ -77,12 +78,12 @@ async function routeOf(em: EntityManager, deps: SendMessageDeps, context: TaskEx
   throw new Error(`the agent has no active ${wanted.join(' or ')} channel with a channel connection to send through`);
 }
 
-/** The contact's phone number: where a message to them goes. */
-async function addressOf(em: EntityManager, tenant: TenantRef, contactUuid: string): Promise<string> {
-  const [row] = await boundQuery<{ phone_number: string | null }>(em, 'select phone_number from contacts where tenant_uuid = $1 and uuid = $2', [tenant.uuid, contactUuid]);
-  if (!row) throw new Error('the task’s contact no longer exists');
-  if (!row.phone_number) throw new Error('the task’s contact has no phone_number to send to');
-  return row.phone_number;
+/** The contact's phone number: where a message to them goes (read through the contacts plugin, in the attempt's tenant and transaction). */
+async function addressOf(contacts: ContactDirectory, contactUuid: string): Promise<string> {
+  const contact = (await contacts.get([contactUuid])).get(contactUuid);
+  if (!contact) throw new Error('the task’s contact no longer exists');
+  if (!contact.phone_number) throw new Error('the task’s contact has no phone_number to send to');
+  return contact.phone_number;
 }
 
 /**
@@ -172,7 +173,7 @@ export const sendMessageExecutor: TaskExecutor & { validate(em: EntityManager, t
   type: 'send_message',
   description: 'Sends task_data.message, or the chatapp template task_data.template_uuid with task_data.variables, to the contact through the agent’s channel',
   validate: checkSendMessageData,
-  deps: { sending: channelSendingRef },
+  deps: { sending: channelSendingRef, contacts: contactDirectoryRef },
   async execute(context) {
     const deps = context.deps.sending as SendMessageDeps;
     const { em, task } = context;
@@ -181,7 +182,7 @@ export const sendMessageExecutor: TaskExecutor & { validate(em: EntityManager, t
     const isTemplate = data.message_type === TEMPLATE;
     const wanted = isTemplate ? ['chatapp'] : typeof data.channel === 'string' ? [data.channel] : [...MESSAGE_CHANNEL_TYPES];
     const route = await routeOf(em, deps, context, wanted);
-    const to = await addressOf(em, tenant, task.contact_uuid);
+    const to = await addressOf(context.deps.contacts as ContactDirectory, task.contact_uuid);
     const conversation = await conversationFor(em, deps, tenant, route, to, task.contact_uuid);
     const base = { channel_uuid: route.address.channel_uuid, channel_type: route.address.channel_type, conversation_uuid: conversation.uuid, to };
     if (isTemplate) return { ...base, message_type: TEMPLATE, ...(await sendTemplate(em, deps, tenant, context, route, to, conversation.uuid)) };

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError, boundQuery, type BusService, type Logger, type TenantRef } from '../../../core';
 import type { AgentDirectory } from '../../agents';
+import type { ContactDirectory } from '../../contacts';
 import { CHANNELS, type Channel, type ConversationWriter, type MessageType } from '../../conversations';
 import type { ChatRequestJson, ChatTurnJson, ChatTurns } from '../../runtime';
 import type { ChannelDrivers } from '../channel-drivers';
@@ -8,6 +9,7 @@ import { findConnection } from '../connections/connection-store';
 import type { InboundMedia } from '../driver';
 import { CHANNEL_TOPICS, type ChannelAddress, type InboundPayload, type ReplyContext, type SendPayload, type TypingPayload } from '../topics';
 import { paceReply, type PacingSettings } from './pacing';
+import { claimThread, keepThread, threadOf } from './threads';
 
 export interface InboundTurnDeps {
   bus: BusService;
@@ -17,6 +19,14 @@ export interface InboundTurnDeps {
   drivers: ChannelDrivers;
   logger: Logger;
 }
+
+/** What inbound turns need beyond a reply's queueing: contacts, for the contact of a new thread's conversation. */
+export interface InboundTurnRunDeps extends InboundTurnDeps {
+  contacts: ContactDirectory;
+}
+
+/** Another message of the address opened the thread's conversation first. */
+class ThreadTaken extends Error {}
 
 type Prepared =
   | { kind: 'turn'; turn: ChatTurnJson }
@@ -49,24 +59,6 @@ function mediaMessage(media: InboundMedia[]): { messageType: MessageType; conten
   return { messageType: MEDIA_TYPES[first.type], content: first.url ?? first.id ?? described };
 }
 
-async function threadOf(em: EntityManager, tenant: TenantRef, channelUuid: string, address: string): Promise<string | null> {
-  const [row] = await boundQuery<{ conversation_uuid: string }>(
-    em,
-    'select conversation_uuid from channel_threads where tenant_uuid = $1 and channel_uuid = $2 and address = $3',
-    [tenant.uuid, channelUuid, address],
-  );
-  return row?.conversation_uuid ?? null;
-}
-
-async function keepThread(em: EntityManager, tenant: TenantRef, channelUuid: string, address: string, conversationUuid: string): Promise<void> {
-  await boundQuery(
-    em,
-    'insert into channel_threads (uuid, tenant_uuid, created_at, updated_at, channel_uuid, address, conversation_uuid) values (gen_random_uuid(), $1, now(), now(), $2, $3, $4) ' +
-      'on conflict (channel_uuid, address) do update set conversation_uuid = excluded.conversation_uuid, updated_at = now()',
-    [tenant.uuid, channelUuid, address, conversationUuid],
-  );
-}
-
 /**
  * Each inbound message (`channels.inbound`) runs one runtime turn, in `prepare` (no
  * transaction is open while the model answers), continuing the open conversation of
@@ -74,7 +66,7 @@ async function keepThread(em: EntityManager, tenant: TenantRef, channelUuid: str
  * keeps the thread and queues one send per reply line, due when the agent's pacing
  * says, after a typing indicator where the driver has one.
  */
-export function runInboundTurns(deps: InboundTurnDeps): void {
+export function runInboundTurns(deps: InboundTurnRunDeps): void {
   const { bus, turns, logger } = deps;
 
   async function takeTurn(tenant: TenantRef, payload: InboundPayload, conversationUuid: string | null): Promise<ChatTurnJson> {
@@ -97,25 +89,58 @@ export function runInboundTurns(deps: InboundTurnDeps): void {
   }
 
   /**
+   * A new conversation for the address, with the contact its number finds or makes, as
+   * the runtime would open it, made the thread's in the same short transaction, unless
+   * another message of the address claimed the thread first: that one's conversation is
+   * continued, so two first messages arriving at once open one conversation. Null when
+   * the agent does not answer (the turn then says why).
+   */
+  async function openThread(em: EntityManager, tenant: TenantRef, payload: InboundPayload, previous: string | null): Promise<string | null> {
+    const agent = (await deps.agents.getWithoutSlots(payload.agent_uuid)) as { status?: string } | null;
+    if (agent?.status !== 'active') return null;
+    const contact = contactOf(payload);
+    let contactUuid: string | null = null;
+    if (contact?.phone_number) {
+      try {
+        contactUuid = (await deps.contacts.findOrCreate(contact, 'contact')).contact.uuid;
+      } catch (error) {
+        // A number the numbering plan refuses (`+1555...`): a customer known by name only (see takeTurn).
+        if (!(error instanceof ValidationError)) throw error;
+      }
+    }
+    try {
+      return await em.fork().transactional(async (tx) => {
+        const opened = await deps.conversations.open(tx, { agentUuid: payload.agent_uuid, contactUuid, channel: conversationChannel(payload.channel_type) });
+        // Lost: the conversation just opened goes with the rolled back transaction.
+        if (!(await claimThread(tx, tenant, payload.channel_uuid, payload.from, previous, opened.uuid))) throw new ThreadTaken();
+        return opened.uuid;
+      });
+    } catch (error) {
+      if (!(error instanceof ThreadTaken)) throw error;
+      return threadOf(em, tenant, payload.channel_uuid, payload.from);
+    }
+  }
+
+  /**
    * The thread's conversation decides: an open one is continued, a closed (or deleted)
    * one gives way to a new one, and a transferred one is a person's now, so the message
    * is only recorded in it. The turn re-checks under its lock; a refusal then is read again.
    */
   async function prepareTurn(em: EntityManager, tenant: TenantRef, payload: InboundPayload): Promise<Prepared> {
     const threaded = await threadOf(em, tenant, payload.channel_uuid, payload.from);
-    const status = async () => (threaded ? ((await deps.conversations.find(em, threaded))?.status ?? 'gone') : 'gone');
-    const before = await status();
+    const status = async (uuid: string | null) => (uuid ? ((await deps.conversations.find(em, uuid))?.status ?? 'gone') : 'gone');
+    const before = await status(threaded);
     if (before === 'transferred') return { kind: 'handover', conversationUuid: threaded! };
     if (!payload.text?.trim()) return { kind: 'media', conversationUuid: before === 'gone' || before === 'closed' ? null : threaded };
-    const open = before === 'open' ? threaded : null;
+    const open = before === 'open' ? threaded : await openThread(em, tenant, payload, threaded);
     try {
       return { kind: 'turn', turn: await takeTurn(tenant, payload, open) };
     } catch (error) {
       if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
       if (open) {
-        const now = await status();
+        const now = await status(open);
         if (now === 'transferred') return { kind: 'handover', conversationUuid: open };
-        if (now === 'closed' || now === 'gone') return { kind: 'turn', turn: await takeTurn(tenant, payload, null) };
+        if (now === 'closed' || now === 'gone') return { kind: 'turn', turn: await takeTurn(tenant, payload, await openThread(em, tenant, payload, open)) };
       }
       const agent = (await deps.agents.getWithoutSlots(payload.agent_uuid)) as { status?: string } | null;
       // The agent is gone or not active: retrying would not change that.

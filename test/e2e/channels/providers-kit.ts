@@ -64,7 +64,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startProvidersRig(): Promise<ProvidersRig> {
+/** `plugins`: more plugins beside the runtime and channels (outreach and channels-outreach, for send_message campaigns). */
+export async function startProvidersRig(options: { plugins?: string[] } = {}): Promise<ProvidersRig> {
   // Answers by what was asked, not in queue order: a test that fails leaves nothing queued for the next.
   const answers = new Map<string, string>();
   const model = await startFakeLlmServer({
@@ -81,7 +82,7 @@ export async function startProvidersRig(): Promise<ProvidersRig> {
   const telegram = await startTelegramServer();
   const port = await freePort();
   const kit = await startTestKernel({
-    plugins: [...RUNTIME_PLUGINS, CHANNELS],
+    plugins: [...RUNTIME_PLUGINS, CHANNELS, ...(options.plugins ?? [])],
     config: {
       port,
       llmBaseUrl: model.url,
@@ -113,14 +114,14 @@ export async function startProvidersRig(): Promise<ProvidersRig> {
 }
 
 /** A connection made over the API (the driver checks the credentials against the fake first). */
-export async function connection(kit: TestKernel, provider: string, credentials: Record<string, unknown>): Promise<string> {
+export async function connection(kit: Pick<TestKernel, 'api'>, provider: string, credentials: Record<string, unknown>): Promise<string> {
   const created = await kit.api.post('/api/v1/channel-connections').send({ provider, label: `${provider} e2e`, credentials });
   expect(created.status).toBe(201);
   return created.body.data.uuid;
 }
 
 /** A new active agent with one channel of `type` on the connection. */
-export async function agentOn(kit: TestKernel, connectionUuid: string, type: 'sms' | 'chatapp' | 'social'): Promise<{ agent: string; channel: string; hookPath: string }> {
+export async function agentOn(kit: Pick<TestKernel, 'api'>, connectionUuid: string, type: 'sms' | 'chatapp' | 'social'): Promise<{ agent: string; channel: string; hookPath: string }> {
   const agent = await activeAgent(kit.api, { settings: UNPACED });
   const added = await kit.api.post(`/api/v1/agents/${agent}/channels`).send({ type, name: `${type} line`, config: { connection_uuid: connectionUuid } });
   expect([200, 201]).toContain(added.status);

@@ -242,6 +242,33 @@ describe('Messenger (social)', () => {
     expect(messages.find((m) => m.sender === 'customer')).toMatchObject({ content: 'Can I book a cleaning?' });
     expect(reply.content).toBe('Thanks for writing, we will book you in.');
   });
+
+  it('moves the customer’s sent messages to delivered, then read, by the watermarks of delivery and read events', async () => {
+    const { kit, messenger } = rig;
+    const conn = await connection(kit, 'social', { page_id: PAGE_ID, access_token: messenger.state.accessToken, app_secret: APP_SECRET, verify_token: VERIFY_TOKEN });
+    const { agent, hookPath } = await agentOn(kit, conn, 'social');
+    const psid = '6789012345678902';
+    const other = '6789012345678903';
+    rig.answer('Do you do whitening?', 'Yes, we do whitening on Tuesdays.');
+    await postHook(kit, hookPath, signedGraphWebhook(messengerTextWebhook({ pageId: PAGE_ID, psid, mid: 'm_in-watermark-1', text: 'Do you do whitening?' }), APP_SECRET)).expect(200);
+    const { conversation, reply } = await conversationWithReply(kit, agent, 'sent');
+    const replyOf = async () => (await messagesOf(kit, conversation.uuid)).find((m) => m.message_uuid === reply.message_uuid);
+    const event = (sender: string, extra: Record<string, unknown>) => ({ sender: { id: sender }, recipient: { id: PAGE_ID }, timestamp: Date.now(), ...extra });
+    const post = (messaging: unknown[]) => postHook(kit, hookPath, signedGraphWebhook({ object: 'page', entry: [{ id: PAGE_ID, time: Date.now(), messaging }] }, APP_SECRET)).expect(200);
+
+    // A watermark from before the reply went out, and one of another customer, cover nothing of it.
+    await post([event(psid, { read: { watermark: Date.now() - 60_000 } }), event(other, { read: { watermark: Date.now() } })]);
+    await settle();
+    expect((await replyOf()).delivery_status).toBe('sent');
+
+    // Older clients send a delivery with no mids: its watermark alone says the reply arrived.
+    await post([event(psid, { delivery: { watermark: Date.now() } })]);
+    await waitFor(replyOf, (message) => message?.delivery_status === 'delivered');
+    await post([event(psid, { read: { watermark: Date.now() } })]);
+    await waitFor(replyOf, (message) => message?.delivery_status === 'read');
+    // The customer's own message is no delivery of ours.
+    expect((await messagesOf(kit, conversation.uuid)).find((m) => m.sender === 'customer').delivery_status).toBeNull();
+  });
 });
 
 describe('Telegram', () => {
@@ -269,6 +296,52 @@ describe('Telegram', () => {
     expect(conversation).toMatchObject({ channel: 'chatapp' });
     expect(messages.find((m) => m.sender === 'customer')).toMatchObject({ content: 'Hello there' });
     expect(reply.content).toBe('Hello Ana, how can I help?');
+  });
+
+  it('registers a channel’s hook with setWebhook (url and secret_token), and the updates Telegram then posts there are answered', async () => {
+    const { kit, telegram } = rig;
+    const { agent, channel, hookPath } = await agentOn(kit, conn, 'chatapp');
+    const registered = await kit.api.post(`/api/v1/channel-connections/${conn}/register-webhook`).send({ channel_uuid: channel }).expect(200);
+    expect(registered.body.data).toEqual({ connection_uuid: conn, channel_uuid: channel, url: `${kit.url}${hookPath}` });
+    const calls = telegram.state.calls.filter((c) => c.method === 'setWebhook' && c.params.url === `${kit.url}${hookPath}`);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ botToken: bot().token, params: { url: `${kit.url}${hookPath}`, secret_token: bot().secretToken } });
+    expect(bot().webhookUrl).toBe(`${kit.url}${hookPath}`);
+
+    // Telegram posting an update to the URL it was given, with the secret it was given.
+    rig.answer('Registered hello', 'Hello through the registered hook.');
+    const update = telegram.userMessage({ id: 424242003, firstName: 'Cy' }, telegramContent.text('Registered hello'));
+    await postHook(kit, new URL(bot().webhookUrl!).pathname, update).expect(200);
+    await waitFor(() => telegram.state.calls.filter((c) => c.method === 'sendMessage' && String(c.params.chat_id) === '424242003'), (found) => found.length === 1);
+    await conversationWithReply(kit, agent, 'sent');
+  });
+
+  it('refuses to register a hook: a channel not on the connection 422, a provider without the call 409, Telegram refusing 422 and failing 502', async () => {
+    const { kit, telegram } = rig;
+    const { channel } = await agentOn(kit, conn, 'chatapp');
+    const otherConn = await connection(kit, 'telegram', { bot_token: bot().token, secret_token: bot().secretToken });
+    const { channel: elsewhere } = await agentOn(kit, otherConn, 'chatapp');
+    const register = (connectionUuid: string, channelUuid: string) => kit.api.post(`/api/v1/channel-connections/${connectionUuid}/register-webhook`).send({ channel_uuid: channelUuid });
+
+    expect(Object.keys((await register(conn, elsewhere).expect(422)).body.errors)).toEqual(['channel_uuid']);
+    expect(Object.keys((await register(conn, '0b5c0f0e-1111-4222-8333-444455556666').expect(422)).body.errors)).toEqual(['channel_uuid']);
+    // Another tenant's channel on its own connection to the same bot: not this connection's, and Telegram is not called.
+    const tenant = await kit.createTenant();
+    const theirs = await agentOn(tenant, await connection(tenant, 'telegram', { bot_token: bot().token, secret_token: bot().secretToken }), 'chatapp');
+    const setWebhooks = telegram.state.calls.filter((c) => c.method === 'setWebhook').length;
+    expect(Object.keys((await register(conn, theirs.channel).expect(422)).body.errors)).toEqual(['channel_uuid']);
+    expect(telegram.state.calls.filter((c) => c.method === 'setWebhook')).toHaveLength(setWebhooks);
+    await register('0b5c0f0e-1111-4222-8333-444455556666', channel).expect(404);
+    const account = rig.twilio.state.accounts[0];
+    const twilioConn = await connection(kit, 'twilio', { account_sid: account.sid, auth_token: account.authToken });
+    const { channel: sms } = await agentOn(kit, twilioConn, 'sms');
+    expect((await register(twilioConn, sms).expect(409)).body.message).toMatch(/console/);
+
+    telegram.state.failures.push({ on: 'setWebhook', reply: { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook' } } });
+    const refused = await register(conn, channel).expect(422);
+    expect(refused.body.errors.channel_uuid[0]).toMatch(/HTTPS URL must be provided/);
+    telegram.state.failures.push({ on: 'setWebhook', reply: { status: 502, body: { ok: false, error_code: 502, description: 'Bad Gateway' } } });
+    await register(conn, channel).expect(502);
   });
 
   it('refuses an update with a wrong secret token (401) and records nothing', async () => {

@@ -216,6 +216,26 @@ describe('the thread of a customer address', () => {
     expect(repliesTo('+34600000010')).toHaveLength(2);
   });
 
+  it('two first messages of a new customer arriving at once open one conversation, both answered in it', async () => {
+    const { agent, channel } = await agentOnChannel();
+    const customer = '+34600000090';
+    // A model slow enough that both turns are under way before either records anything.
+    for (const content of ['One moment.', 'Still here.']) model.reply((req) => (isGuardCheck(req) ? { json: { rule_uuid: null } } : { content, delayMs: 300 }));
+    await Promise.all([
+      hook(channel, { messages: [{ id: 'race-1', from: customer, text: 'Hello?' }] }).expect(200),
+      hook(channel, { messages: [{ id: 'race-2', from: customer, text: 'Anyone there?' }] }).expect(200),
+    ]);
+    await waitFor(() => repliesTo(customer), (found) => found.length === 2);
+    const conversations = await conversationsOf(agent);
+    expect(conversations).toHaveLength(1);
+    expect(conversations[0].contact_uuid).not.toBeNull();
+    const messages = await messagesOf(conversations[0].uuid);
+    expect(messages.filter((m) => m.sender === 'customer').map((m) => m.content).sort()).toEqual(['Anyone there?', 'Hello?']);
+    expect(messages.filter((m) => m.sender === 'agent' && m.message_type === 'text')).toHaveLength(2);
+    const threads = await kit.kernel.orm.em.fork().getConnection().execute('select conversation_uuid from channel_threads where channel_uuid = ? and address = ?', [channel, customer]);
+    expect(threads).toEqual([{ conversation_uuid: conversations[0].uuid }]);
+  });
+
   it('a channel whose connection’s driver cannot carry its type takes no messages', async () => {
     const conn = await connection();
     const agent = await activeAgent(kit.api, { settings: UNPACED });

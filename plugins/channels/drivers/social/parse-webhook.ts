@@ -1,4 +1,4 @@
-import type { InboundEvent, InboundMedia, InboundMessage } from '../../driver';
+import type { InboundEvent, InboundMedia, InboundMessage, WatermarkReceipt } from '../../driver';
 import { arrayOf, geoUri, isRecord, media, stringOf } from '../chatapp/graph';
 
 /**
@@ -7,10 +7,10 @@ import { arrayOf, geoUri, isRecord, media, stringOf } from '../chatapp/graph';
  * `{sender: {id}, recipient: {id}, timestamp, message | delivery | read | …}`.
  *
  * - `message` (not an echo of ours): an InboundMessage from `sender.id` (the page-scoped id).
- * - `delivery.mids`: a `delivered` receipt per mid. Without mids (older clients send only a
- *   watermark) nothing can be named, so nothing is reported.
- * - `read`: Messenger's names no message, only a watermark (every message before a time),
- *   so it is left out; Instagram's `messaging_seen` names the `mid` read, which is reported.
+ * - `delivery`: a `delivered` receipt per mid in `mids` (older clients leave them out), and
+ *   one for its `watermark` (always there: every message to the sender up to that time).
+ * - `read`: Messenger's names no message, only a `watermark`, a receipt of every message to
+ *   the sender up to it; Instagram's `messaging_seen` names the `mid` read.
  * - Everything else (postbacks, reactions, standby, optins) is left out.
  */
 export function parseMessagingWebhook(body: unknown, pageId: string): InboundEvent[] {
@@ -34,16 +34,28 @@ function parseEvent(event: Record<string, unknown>): InboundEvent[] {
     return message ? [message] : [];
   }
   if (isRecord(event.delivery)) {
-    return arrayOf(event.delivery.mids)
+    const receipts: InboundEvent[] = arrayOf(event.delivery.mids)
       .map(stringOf)
       .filter((mid): mid is string => mid !== undefined)
       .map((externalId) => ({ kind: 'receipt', externalId, status: 'delivered' }));
+    const watermark = watermarkReceipt(event, event.delivery.watermark, 'delivered');
+    return watermark ? [...receipts, watermark] : receipts;
   }
   if (isRecord(event.read)) {
     const mid = stringOf(event.read.mid);
-    return mid ? [{ kind: 'receipt', externalId: mid, status: 'read' }] : [];
+    if (mid) return [{ kind: 'receipt', externalId: mid, status: 'read' }];
+    const watermark = watermarkReceipt(event, event.read.watermark, 'read');
+    return watermark ? [watermark] : [];
   }
   return [];
+}
+
+/** `watermark` (epoch milliseconds) of the customer who sent the event: null when either is missing. */
+function watermarkReceipt(event: Record<string, unknown>, watermark: unknown, status: WatermarkReceipt['status']): WatermarkReceipt | null {
+  const to = isRecord(event.sender) ? stringOf(event.sender.id) : undefined;
+  const at = typeof watermark === 'number' ? watermark : typeof watermark === 'string' && /^\d+$/.test(watermark) ? Number(watermark) : NaN;
+  if (!to || !Number.isFinite(at) || at <= 0) return null;
+  return { kind: 'receipt', to, watermark: new Date(at), status };
 }
 
 function parseMessage(event: Record<string, unknown>, message: Record<string, unknown>): InboundMessage | null {

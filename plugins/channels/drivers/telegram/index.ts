@@ -1,11 +1,12 @@
 import { defineChannelDriver } from '../../driver';
 import { TelegramCredentials } from './credentials';
 import { parseTelegramUpdate, verifyTelegramSecret } from './inbound';
-import { sendTelegramMessage, sendTelegramTyping, testTelegramToken } from './outbound';
+import { registerTelegramWebhook, sendTelegramMessage, sendTelegramTyping, testTelegramToken } from './outbound';
 
 /**
- * A Telegram bot (Bot API). Register the channel's hook with `setWebhook` (`url` = the
- * hook, `secret_token` = the connection's). Telegram has no delivery receipts for bots.
+ * A Telegram bot (Bot API). Its hook is registered through the API (`setWebhook` with the
+ * channel's hook URL and the connection's `secret_token`): `POST /api/v1/channel-connections/{uuid}/register-webhook`.
+ * Telegram has no delivery receipts for bots.
  */
 export const telegramDriver = defineChannelDriver({
   provider: 'telegram',
@@ -20,5 +21,6 @@ export const telegramDriver = defineChannelDriver({
   parse: (request) => parseTelegramUpdate(request),
   send: sendTelegramMessage,
   typing: sendTelegramTyping,
+  registerWebhook: registerTelegramWebhook,
   test: testTelegramToken,
 });

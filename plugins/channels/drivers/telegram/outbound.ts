@@ -68,6 +68,15 @@ export async function sendTelegramTyping(context: DriverContext<TelegramCredenti
   await post(context, 'sendChatAction', { chat_id: to, action: 'typing' });
 }
 
+/**
+ * `setWebhook` with the hook's `url` and the connection's `secret_token`, which Telegram
+ * then sends on every update (X-Telegram-Bot-Api-Secret-Token), as the hook checks.
+ * A bot has one webhook: registering another channel's hook moves the bot there.
+ */
+export async function registerTelegramWebhook(context: DriverContext<TelegramCredentials>, hook: { url: string }): Promise<void> {
+  await post(context, 'setWebhook', { url: hook.url, secret_token: context.connection.credentials.secret_token });
+}
+
 export async function testTelegramToken(credentials: TelegramCredentials, context: { egress: Egress; apiBaseUrl: string }): Promise<{ valid: true } | { valid: false; message: string }> {
   let response: EgressResponse;
   try {

@@ -77,7 +77,7 @@ function jsonOf(response: EgressResponse): Record<string, unknown> | null {
 }
 
 /** Twilio's own words: `Twilio error 21211: The 'To' number ... is not a valid phone number.` */
-function twilioReason(response: EgressResponse): string {
+export function twilioReason(response: EgressResponse): string {
   const body = jsonOf(response);
   const code = body?.code;
   const message = typeof body?.message === 'string' ? body.message : null;

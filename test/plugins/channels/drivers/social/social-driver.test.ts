@@ -109,7 +109,7 @@ describe('social driver: parse', () => {
     ]);
   });
 
-  it('reads delivery mids as delivered receipts and an Instagram seen mid as read; a watermark alone names nothing', () => {
+  it('reads delivery mids as delivered receipts, watermarks as receipts of the sender’s messages up to then, and an Instagram seen mid as read', () => {
     const event = (extra: Record<string, unknown>) => ({ sender: { id: PSID }, recipient: { id: pageId() }, timestamp: 1458668856463, ...extra });
     const messenger = parse(
       messengerWebhook({
@@ -124,7 +124,18 @@ describe('social driver: parse', () => {
     expect(messenger).toEqual([
       { kind: 'receipt', externalId: 'm_OURS1', status: 'delivered' },
       { kind: 'receipt', externalId: 'm_OURS2', status: 'delivered' },
+      { kind: 'receipt', to: PSID, watermark: new Date(1458668856253), status: 'delivered' },
+      { kind: 'receipt', to: PSID, watermark: new Date(1458668856300), status: 'delivered' },
+      { kind: 'receipt', to: PSID, watermark: new Date(1458668856253), status: 'read' },
     ]);
+    // A watermark without its sender, or that is no time, names nobody's messages.
+    const unnamed = parse(
+      messengerWebhook({
+        pageId: pageId(),
+        messaging: [{ recipient: { id: pageId() }, read: { watermark: 1458668856253 } }, event({ read: { watermark: 'soon' } }), event({ delivery: { watermark: 0 } })],
+      }),
+    );
+    expect(unnamed).toEqual([]);
     const instagram = parse(messengerWebhook({ object: 'instagram', pageId: '17841400000000000', messaging: [event({ read: { mid: 'aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlE' } })] }));
     expect(instagram).toEqual([{ kind: 'receipt', externalId: 'aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlE', status: 'read' }]);
   });

@@ -174,6 +174,20 @@ describe('typing', () => {
   });
 });
 
+describe('registerWebhook (setWebhook)', () => {
+  it('gives Telegram the hook URL and the connection’s secret_token', async () => {
+    const url = 'https://switchboard.example/hooks/channels/0b5c0f0e-1111-4222-8333-444455556666';
+    await telegramDriver.registerWebhook!(context(), { url });
+    expect(telegram.state.calls).toEqual([{ botToken: credentials.bot_token, method: 'setWebhook', params: { url, secret_token: credentials.secret_token } }]);
+  });
+
+  it('fails like a send when Telegram refuses the URL', async () => {
+    telegram.state.failures.push({ on: 'setWebhook', reply: telegramError(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook') });
+    const error = await sendFailure(telegramDriver.registerWebhook!(context(), { url: 'http://switchboard.example/hooks/channels/x' }));
+    expect(error).toMatchObject({ retryable: false, message: 'Telegram: Bad Request: bad webhook: An HTTPS URL must be provided for webhook' });
+  });
+});
+
 describe('test (credentials)', () => {
   it('accepts a bot token Telegram knows (getMe)', async () => {
     await expect(telegramDriver.test!(credentials, { egress, apiBaseUrl: telegram.url })).resolves.toEqual({ valid: true });

@@ -1,0 +1,95 @@
+import { TwilioCredentials, verifyTwilioSignature } from '../../../channels';
+import { defineTelephonyDriver, type CallEvent, type ProviderCallStatus } from '../../driver';
+import { getRecording, postCalls } from './rest';
+import { renderTwiml } from './twiml';
+
+/** Twilio's `CallStatus` values, as the plugin names them. */
+const STATUSES: Record<string, ProviderCallStatus> = {
+  queued: 'queued',
+  initiated: 'queued',
+  ringing: 'ringing',
+  'in-progress': 'in_progress',
+  completed: 'completed',
+  busy: 'busy',
+  'no-answer': 'no_answer',
+  failed: 'failed',
+  canceled: 'canceled',
+};
+
+const fields = (body: unknown): Record<string, string> => (typeof body === 'object' && body !== null ? (body as Record<string, string>) : {});
+
+const number = (value: string | undefined): number | null => (value !== undefined && value !== '' && Number.isFinite(Number(value)) ? Number(value) : null);
+
+/** `AnsweredBy` of answering machine detection: a greeting's start or end, or a fax, is a machine. */
+const answeredBy = (value: string | undefined): 'human' | 'machine' | 'unknown' =>
+  value === 'human' ? 'human' : value && (value.startsWith('machine') || value === 'fax') ? 'machine' : 'unknown';
+
+/**
+ * Twilio Programmable Voice in speech mode: calls placed through the Calls REST API,
+ * each turn a TwiML `<Gather input="speech">` whose `SpeechResult` comes back to the
+ * listen callback, replies in `<Say>`, status callbacks for every state, answering
+ * machine detection (`DetectMessageEnd`: the machine is known after its greeting,
+ * so a voicemail message lands after the beep) and recordings. Credentials are those of
+ * the Twilio channel connection (one account carries SMS and calls).
+ */
+export const twilioVoiceDriver = defineTelephonyDriver({
+  provider: 'twilio',
+  name: 'Twilio Programmable Voice',
+  credentials: TwilioCredentials,
+  async placeCall(context, call) {
+    const form = new URLSearchParams({
+      To: call.to,
+      From: call.from,
+      Url: context.callbackUrl('answer'),
+      Method: 'POST',
+      StatusCallback: context.callbackUrl('status'),
+      StatusCallbackMethod: 'POST',
+    });
+    for (const event of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', event);
+    if (call.machineDetection) form.set('MachineDetection', 'DetectMessageEnd');
+    if (call.record) {
+      form.set('Record', 'true');
+      form.set('RecordingStatusCallback', context.callbackUrl('recording'));
+      form.set('RecordingStatusCallbackEvent', 'completed');
+    }
+    const resource = await postCalls(context, '', form);
+    const sid = resource.sid;
+    if (typeof sid !== 'string' || sid === '') throw new Error('Twilio answered a created call without its sid');
+    return { externalId: sid };
+  },
+  async perform(context, externalId, instructions) {
+    await postCalls(context, `/${encodeURIComponent(externalId)}`, new URLSearchParams({ Twiml: renderTwiml(instructions, context.callbackUrl('listen')) }));
+  },
+  async hangup(context, externalId) {
+    // `completed` ends a call in progress; Twilio takes it for a queued or ringing one as well and cancels it.
+    await postCalls(context, `/${encodeURIComponent(externalId)}`, new URLSearchParams({ Status: 'completed' }));
+  },
+  verify: (request, connection) => verifyTwilioSignature(request, connection.credentials.auth_token),
+  parse(kind, request): CallEvent[] {
+    const body = fields(request.body);
+    switch (kind) {
+      case 'answer':
+        return [{ kind: 'answered', answeredBy: answeredBy(body.AnsweredBy) }];
+      case 'listen': {
+        const text = (body.SpeechResult ?? '').trim();
+        return [text ? { kind: 'speech', text, confidence: number(body.Confidence) } : { kind: 'silence' }];
+      }
+      case 'status': {
+        const status = STATUSES[body.CallStatus ?? ''];
+        if (!status) throw new Error(`unknown CallStatus ${JSON.stringify(body.CallStatus ?? null)}`);
+        return [{ kind: 'status', status, durationSeconds: number(body.CallDuration) }];
+      }
+      case 'recording':
+        if (body.RecordingStatus !== undefined && body.RecordingStatus !== 'completed') return [];
+        if (!body.RecordingUrl || !body.RecordingSid) throw new Error('a recording callback without RecordingUrl and RecordingSid');
+        return [{ kind: 'recording', url: body.RecordingUrl, durationSeconds: number(body.RecordingDuration), externalId: body.RecordingSid }];
+    }
+  },
+  parseIncoming(request) {
+    const body = fields(request.body);
+    if (!body.CallSid || !body.From || !body.To) throw new Error('an incoming call without CallSid, From and To');
+    return { externalId: body.CallSid, from: body.From, to: body.To };
+  },
+  respond: (context, instructions) => ({ contentType: 'text/xml', body: renderTwiml(instructions, context.callbackUrl('listen')) }),
+  fetchRecording: getRecording,
+});

@@ -1,0 +1,45 @@
+import { EgressError, EgressNetworkError, EgressTimeoutError, type EgressResponse } from '../../../../core';
+import { twilioReason, type TwilioCredentials } from '../../../channels';
+import { TelephonySendError, type CallDriverContext } from '../../driver';
+
+/**
+ * Twilio's Calls REST API (2010-04-01) as the voice driver uses it: create a Call, update
+ * one (new TwiML, or `Status` to end it), all form-encoded with HTTP Basic (account SID
+ * and auth token). Failures answer `{code, message, more_info, status}`.
+ */
+
+const basicAuth = ({ account_sid, auth_token }: TwilioCredentials) => `Basic ${Buffer.from(`${account_sid}:${auth_token}`).toString('base64')}`;
+
+const callsUrl = (context: CallDriverContext<TwilioCredentials>) =>
+  `${context.apiBaseUrl}/2010-04-01/Accounts/${encodeURIComponent(context.connection.credentials.account_sid)}/Calls`;
+
+/** POSTs a form to the account's Calls resource (`''`) or one call (`/{sid}`); answers the resource JSON. */
+export async function postCalls(context: CallDriverContext<TwilioCredentials>, path: string, form: URLSearchParams): Promise<Record<string, unknown>> {
+  let response: EgressResponse;
+  try {
+    // No retries here: a repeated create places a second call; the plugin decides.
+    response = await context.egress.request(`${callsUrl(context)}${path}.json`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(context.connection.credentials), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: form.toString(),
+    });
+  } catch (error) {
+    if (error instanceof EgressNetworkError || error instanceof EgressTimeoutError) throw new TelephonySendError(`Twilio could not be reached: ${error.message}`, true);
+    if (error instanceof EgressError) throw new TelephonySendError(`Twilio could not be called: ${error.message}`, false);
+    throw error;
+  }
+  if (response.status >= 200 && response.status < 300) {
+    const body = response.json();
+    return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  }
+  throw new TelephonySendError(twilioReason(response), response.status === 429 || response.status >= 500);
+}
+
+/** A recording's audio as WAV (Twilio serves the recording at its URL plus an extension). */
+export async function getRecording(context: CallDriverContext<TwilioCredentials>, url: string): Promise<{ body: Buffer; contentType: string }> {
+  const response = await context.egress.request(`${url.replace(/\.(wav|mp3|json)$/i, '')}.wav`, {
+    headers: { authorization: basicAuth(context.connection.credentials) },
+  });
+  if (response.status !== 200) throw new TelephonySendError(twilioReason(response), response.status === 429 || response.status >= 500);
+  return { body: response.body, contentType: String(response.headers['content-type'] ?? 'audio/wav') };
+}

@@ -1,0 +1,84 @@
+import { ConflictError, HttpError, NotFoundError } from '../../../core';
+import { callJson, type CallJson } from '../call-view';
+import { TelephonySendError, type CallInstruction } from '../driver';
+import type { Call } from '../entities';
+import { voiceConfig } from './agent-line';
+import { lockCallOfConversation } from './call-rows';
+import type { CallDeps } from './deps';
+import { openLine } from './line';
+import { endCall, markEnding } from './transitions';
+
+export type LiveAction = { action: 'say'; text: string } | { action: 'forward'; destination: string } | { action: 'hangup' } | { action: 'mute' } | { action: 'unmute' };
+
+/** What each action says of itself on the conversation (a `system` message of type `event`). */
+const EVENT_TEXT: Record<LiveAction['action'], (action: any) => string> = {
+  say: () => 'call.say',
+  forward: (action) => `call.forward ${action.destination}`,
+  hangup: () => 'call.hangup',
+  mute: () => 'call.mute',
+  unmute: () => 'call.unmute',
+};
+
+/**
+ * `POST /api/v1/call/{conversation_uuid}/{action}`: checked and recorded under the call's
+ * lock, then carried out through the driver with no transaction open. An ended call is
+ * 409; `say`, `forward`, `mute` and `unmute` need a call in progress (409 while it rings);
+ * `hangup` of a call not yet answered cancels it.
+ */
+export async function liveAction(deps: CallDeps, conversationUuid: string, action: LiveAction): Promise<CallJson> {
+  const em = deps.orm.em.fork();
+  const agentVoice = async (call: Call) => voiceConfig((await deps.agents.getWithoutSlots(call.agentUuid)) ?? { agent_uuid: call.agentUuid, name: '' });
+  const checked = await em.transactional(async (tx) => {
+    const call = await lockCallOfConversation(tx, conversationUuid);
+    if (!call) throw new NotFoundError('Call not found');
+    if (call.status === 'ended' || call.endingReason) throw new ConflictError('The call has ended');
+    if (action.action !== 'hangup' && call.status !== 'in_progress') throw new ConflictError(`The call is ${call.status}: \`${action.action}\` needs a call in progress`);
+    if (action.action === 'mute' || action.action === 'unmute') call.muted = action.action === 'mute';
+    if (action.action === 'hangup') markEnding(call, 'hangup_by_agent');
+    if (action.action === 'forward') markEnding(call, 'transferred');
+    const entries = [{ sender: 'system' as const, messageType: 'event' as const, content: EVENT_TEXT[action.action](action) }];
+    if (action.action === 'say') entries.push({ sender: 'agent' as const, messageType: 'text' as const, content: action.text } as never);
+    await deps.conversations.recordMany(tx, call.conversationUuid, entries);
+    return { uuid: call.uuid, externalId: call.externalId, connectionUuid: call.connectionUuid, callbackOrigin: call.callbackOrigin, agentUuid: call.agentUuid };
+  });
+  const voice = await agentVoice(checked as Call);
+  const listen: CallInstruction = { type: 'listen', timeoutSeconds: voice.silenceTimeoutSeconds, language: voice.language };
+  let failure: string | null = null;
+  try {
+    // A call the provider has not placed yet has nothing to hang up there: it just ends.
+    if (checked.externalId === null) {
+      if (action.action !== 'hangup') throw new TelephonySendError('the provider has not placed the call yet', true);
+      return await finish();
+    }
+    const line = await openLine(deps, em, checked);
+    if (!line) throw new TelephonySendError('the call’s connection is gone', false);
+    if (action.action === 'hangup') await line.driver.hangup(line.context, checked.externalId);
+    else if (action.action === 'say') await line.driver.perform(line.context, checked.externalId, [{ type: 'say', text: action.text, language: voice.language, voice: voice.voice }, listen]);
+    else if (action.action === 'forward') await line.driver.perform(line.context, checked.externalId, [{ type: 'transfer', destination: action.destination }]);
+    // Muting cuts off what the agent is saying: the call goes back to listening.
+    else if (action.action === 'mute') await line.driver.perform(line.context, checked.externalId, [listen]);
+  } catch (error) {
+    failure = error instanceof Error ? error.message : String(error);
+  }
+  return finish();
+
+  /** Under the call's lock again: the end recorded, or on a provider's failure what was marked undone. */
+  async function finish(): Promise<CallJson> {
+    const result = await em.fork().transactional(async (tx) => {
+      const call = (await lockCallOfConversation(tx, conversationUuid))!;
+      if (failure !== null) {
+        // The provider did not take it: nothing is ending after all.
+        if (call.endingReason && call.status !== 'ended') call.endingReason = null;
+        if (action.action === 'mute') call.muted = false;
+        return null;
+      }
+      // A hangup or a transfer is the end of the agent's part now; the provider's last status adds the duration.
+      if (action.action === 'hangup') await endCall(deps, tx, call, 'hangup_by_agent');
+      if (action.action === 'forward') await endCall(deps, tx, call, 'transferred');
+      return callJson(call);
+    });
+    // 502: the provider did not carry the action out (the call goes on as it was).
+    if (!result) throw new HttpError(502, `The provider did not carry out \`${action.action}\`: ${failure}`);
+    return result;
+  }
+}

@@ -1,0 +1,84 @@
+import { coreServices, createServiceFactory, createServiceRef, definePlugin } from '../../core';
+import { agentChannelChecks, agentChannelsRef, agentDirectoryRef, agentWebhookEvents } from '../agents';
+import { channelConnectionsRef } from '../channels';
+import { contactDirectoryRef } from '../contacts';
+import { conversationWriterRef } from '../conversations';
+import { chatTurnsRef } from '../runtime';
+import { telephonyDrivers } from './drivers-point';
+import { twilioVoiceDriver } from './drivers/twilio';
+import { runCallConsumers } from './engine/consumers';
+import type { CallDeps } from './engine/deps';
+import { placeCall, type PlaceCallInput } from './engine/place-call';
+import * as entities from './entities';
+import { voiceHooks } from './hooks/voice-hooks';
+import { Migration0001Calls } from './migrations/0001-calls';
+import { phoneChannelCheck } from './phone-channel-check';
+import { callRoutes } from './routes/call-routes';
+import { liveRoutes } from './routes/live-routes';
+import { callStatusEvent } from './topics';
+import type { CallJson } from './call-view';
+import type { TenantRef } from '../../core';
+
+// The public API of the calls plugin: what telephony driver plugins and outreach import.
+export { telephonyDrivers } from './drivers-point';
+export {
+  defineTelephonyDriver,
+  TelephonySendError,
+  type TelephonyDriver,
+  type TelephonyConnection,
+  type CallDriverContext,
+  type CallInstruction,
+  type CallEvent,
+  type CallbackKind,
+  type IncomingCall,
+  type PlaceCall,
+  type ProviderCallStatus,
+} from './driver';
+export { CALL_TOPICS, type CallStatusEvent } from './topics';
+export type { CallJson } from './call-view';
+
+/** Placing a call outside a request (outreach's `make_call`): what `POST /api/v1/call` does. Run with no transaction open. */
+export interface CallPlacing {
+  place(tenant: TenantRef, input: PlaceCallInput): Promise<CallJson>;
+}
+export const callPlacingRef = createServiceRef<CallPlacing>('calls.placing');
+
+const callDepsRef = createServiceRef<CallDeps>('calls.deps');
+
+/** Agents that talk on the phone: calls placed and answered through telephony drivers, each utterance a runtime turn. */
+export default definePlugin({
+  entities: [entities.Call],
+  migrations: [{ name: '0001-calls', class: Migration0001Calls }],
+  provides: [telephonyDrivers],
+  services: [
+    createServiceFactory({
+      service: callDepsRef,
+      deps: {
+        orm: coreServices.orm,
+        tenants: coreServices.tenant,
+        bus: coreServices.bus,
+        egress: coreServices.egress,
+        logger: coreServices.logger,
+        rootConfig: coreServices.rootConfig,
+        connections: channelConnectionsRef,
+        agents: agentDirectoryRef,
+        agentChannels: agentChannelsRef,
+        conversations: conversationWriterRef,
+        contacts: contactDirectoryRef,
+        turns: chatTurnsRef,
+      },
+      factory: ({ rootConfig, ...deps }, { extensions }) => ({
+        ...deps,
+        dataDir: rootConfig.dataDir,
+        drivers: new Map(extensions.items(telephonyDrivers).map((driver) => [driver.provider, driver])),
+      }),
+    }),
+    createServiceFactory({ service: callPlacingRef, deps: { deps: callDepsRef }, factory: ({ deps }) => ({ place: (tenant, input) => placeCall(deps, tenant, input) }) }),
+  ],
+  contributes: [telephonyDrivers.add(twilioVoiceDriver), agentWebhookEvents.add(callStatusEvent)],
+  deps: { http: coreServices.http, deps: callDepsRef },
+  init({ http, deps }) {
+    for (const route of [...callRoutes(deps), ...liveRoutes(deps), ...voiceHooks(deps)]) http.route(route);
+    runCallConsumers(deps);
+  },
+});

@@ -1,0 +1,2 @@
+export { PbxExtensionConnector } from './pbx-extension-connector.entity';
+export { SipTrunkConnection } from './sip-trunk-connection.entity';
