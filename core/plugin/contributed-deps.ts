@@ -17,20 +17,35 @@ export type ResolvedDeps<D extends DepsMap> = { [K in keyof D]: D[K] extends Ser
 export class ContributedDeps<Item extends object> {
   readonly #provided = new Map<Item, Readonly<Record<string, unknown>>>();
 
-  constructor(private readonly describe: (item: Item) => string) {}
+  /** `howToContribute` ends the error of an item whose deps never came: the helper that contributes items of this point. */
+  constructor(
+    private readonly describe: (item: Item) => string,
+    private readonly howToContribute = "the point's contribute helper",
+  ) {}
 
+  /** Refuses a second hand-over, and one missing a service the item names in its `deps`. */
   provide(item: Item, services: Record<string, unknown>): void {
     if (this.#provided.has(item)) throw new Error(`${this.describe(item)}: its deps were provided twice`);
+    const absent = namedDeps(item).filter((name) => services[name] === undefined);
+    if (absent.length > 0) throw new Error(`${this.describe(item)}: deps ${absent.join(', ')} were not provided`);
     this.#provided.set(item, Object.freeze({ ...services }));
   }
 
   /** What the item's code receives as its deps; throws when its plugin never handed them over. */
   of(item: Item): Readonly<Record<string, unknown>> {
     const services = this.#provided.get(item);
-    if (!services) throw new Error(`${this.describe(item)} names deps its plugin never provided: contribute it with the point's contribute helper`);
+    if (!services) throw new Error(`${this.describe(item)} names deps its plugin never provided: contribute it with ${this.howToContribute}`);
     return services;
   }
+
+  /** Those of `items` that name deps nobody handed over, described: for the point's owner to refuse to start with any (their code would fail at its first use). */
+  missing(items: readonly Item[]): string[] {
+    return items.filter((item) => namedDeps(item).length > 0 && !this.#provided.has(item)).map(this.describe);
+  }
 }
+
+/** The names in an item's `deps`, when it has any. */
+const namedDeps = (item: object): string[] => Object.keys((item as { deps?: DepsMap }).deps ?? {});
 
 /** The name the registry takes among the contributing plugin's deps. */
 const REGISTRY = 'contributedDeps';

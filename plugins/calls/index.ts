@@ -8,7 +8,7 @@ import { telephonyDrivers } from './drivers-point';
 import { twilioVoiceDriver } from './drivers/twilio';
 import { runCallConsumers } from './engine/consumers';
 import type { CallDeps } from './engine/deps';
-import { placeCall, type PlaceCallInput } from './engine/place-call';
+import { lineProblems, placeCall, type PlaceCallInput } from './engine/place-call';
 import * as entities from './entities';
 import { voiceHooks } from './hooks/voice-hooks';
 import { Migration0001Calls } from './migrations/0001-calls';
@@ -17,7 +17,7 @@ import { callRoutes } from './routes/call-routes';
 import { liveRoutes } from './routes/live-routes';
 import { callStatusEvent } from './topics';
 import type { CallJson } from './call-view';
-import type { TenantRef } from '../../core';
+import type { FieldErrors, TenantRef } from '../../core';
 
 // The public API of the calls plugin: what telephony driver plugins and outreach import.
 export { telephonyDrivers } from './drivers-point';
@@ -36,10 +36,16 @@ export {
 } from './driver';
 export { CALL_TOPICS, type CallStatusEvent } from './topics';
 export type { CallJson } from './call-view';
+export type { PlaceCallInput } from './engine/place-call';
 
-/** Placing a call outside a request (outreach's `make_call`): what `POST /api/v1/call` does. Run with no transaction open. */
+/** Placing a call outside a request (outreach's `make_call`): what `POST /api/v1/call` does. */
 export interface CallPlacing {
+  /** Places the call; run it with no transaction open (the provider is called). */
   place(tenant: TenantRef, input: PlaceCallInput): Promise<CallJson>;
+  /** What keeps the agent (of the current tenant) from calling, by field (`agent_uuid`, `from`); empty when it can, null for no such agent. */
+  lineProblems(agentUuid: string, from?: string): Promise<FieldErrors | null>;
+  /** PUBLIC_BASE_URL, where the provider calls back: a call placed with no request to take an origin from needs it (empty: not set). */
+  publicBaseUrl: string;
 }
 export const callPlacingRef = createServiceRef<CallPlacing>('calls.placing');
 
@@ -73,7 +79,18 @@ export default definePlugin({
         drivers: new Map(extensions.items(telephonyDrivers).map((driver) => [driver.provider, driver])),
       }),
     }),
-    createServiceFactory({ service: callPlacingRef, deps: { deps: callDepsRef }, factory: ({ deps }) => ({ place: (tenant, input) => placeCall(deps, tenant, input) }) }),
+    createServiceFactory({
+      service: callPlacingRef,
+      deps: { deps: callDepsRef },
+      factory: ({ deps }) => ({
+        place: (tenant, input) => placeCall(deps, tenant, input),
+        async lineProblems(agentUuid, from) {
+          const agent = await deps.agents.getWithoutSlots(agentUuid);
+          return agent ? lineProblems(agent, from) : null;
+        },
+        publicBaseUrl: deps.connections.publicBaseUrl,
+      }),
+    }),
   ],
   contributes: [telephonyDrivers.add(twilioVoiceDriver), agentWebhookEvents.add(callStatusEvent)],
   deps: { http: coreServices.http, deps: callDepsRef },

@@ -1,7 +1,7 @@
 import { configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
 import { flowsConfig } from './flows-config';
 import { agentDirectoryRef } from '../agents';
-import { FlowAppDepsRegistry, flowAppDepsRef } from './app/app-deps';
+import { flowAppDepsRef, flowAppDepsRegistry } from './app/app-deps';
 import { FlowCatalog } from './app/flow-catalog';
 import { flowAppProblems } from './app/flow-app-problems';
 import { flowApps, flowAppExtensions } from './app/flow-apps-point';
@@ -104,7 +104,7 @@ export default definePlugin({
       factory: (deps) => createFlowTriggers(deps),
     }),
     // One per kernel: where app plugins hand over the services their apps name in `deps`.
-    createServiceFactory({ service: flowAppDepsRef, deps: {}, factory: () => new FlowAppDepsRegistry() }),
+    createServiceFactory({ service: flowAppDepsRef, deps: {}, factory: flowAppDepsRegistry }),
   ],
   deps: {
     http: coreServices.http,

@@ -15,9 +15,18 @@ import { taskExecutorDepsRef, taskExecutors, type TaskExecutor } from './tasks/t
 import { taskSecretColumn } from './tasks/task-secret';
 
 // The public API of the outreach plugin: what other plugins may import.
-export { taskExecutors, contributeTaskExecutor, taskExecutorDepsRef, type TaskExecutor, type TaskExecutionContext } from './tasks/task-executors';
+export {
+  taskExecutors,
+  contributeTaskExecutor,
+  taskExecutorDepsRef,
+  pendingAttempt,
+  PendingAttempt,
+  type TaskExecutor,
+  type TaskExecutionContext,
+  type TaskValidationContext,
+} from './tasks/task-executors';
 export type { TaskJson } from './tasks/task-view';
-export { outreachTasksRef, type OutreachTasks, type TaskCreateBody } from './outreach-tasks';
+export { outreachTasksRef, type OutreachTasks, type TaskCreateBody, type AttemptOutcome } from './outreach-tasks';
 export { TASK_TOPICS, type TaskEvent } from './tasks/task-topics';
 export { TaskCreate } from './tasks/task-schemas';
 
@@ -37,9 +46,19 @@ export default definePlugin({
     createServiceFactory({ service: taskExecutorDepsRef, deps: {}, factory: () => new ContributedDeps<TaskExecutor>((executor) => `task executor "${executor.type}"`) }),
     createServiceFactory({
       service: outreachTasksRef,
-      deps: { orm: coreServices.orm, scheduler: taskSchedulerRef, tenants: coreServices.tenant, secrets: coreServices.secrets, agents: agentDirectoryRef, contacts: contactDirectoryRef },
-      factory: ({ orm, scheduler, tenants, secrets, agents, contacts }, { extensions }) =>
-        createOutreachTasks(orm, scheduler, tenants, { agents, contacts, secrets, executors: extensions.items(taskExecutors) }),
+      deps: {
+        orm: coreServices.orm,
+        scheduler: taskSchedulerRef,
+        tenants: coreServices.tenant,
+        secrets: coreServices.secrets,
+        agents: agentDirectoryRef,
+        contacts: contactDirectoryRef,
+        executorDeps: taskExecutorDepsRef,
+        bus: coreServices.bus,
+        logger: coreServices.logger,
+      },
+      factory: ({ orm, scheduler, tenants, secrets, agents, contacts, executorDeps, bus, logger }, { extensions }) =>
+        createOutreachTasks(orm, scheduler, tenants, { agents, contacts, secrets, executorDeps, bus, logger, executors: extensions.items(taskExecutors) }),
     }),
   ],
   deps: {

@@ -1,4 +1,5 @@
-import { ConflictError, NotFoundError, ValidationError, type TenantRef } from '../../../core';
+import { ConflictError, NotFoundError, ValidationError, type FieldErrors, type TenantRef } from '../../../core';
+import type { AgentJson } from '../../agents';
 import { callJson, type CallJson } from '../call-view';
 import { TelephonySendError } from '../driver';
 import { Call } from '../entities';
@@ -18,18 +19,30 @@ export interface PlaceCallInput {
   callbackOrigin: string;
 }
 
+/**
+ * What keeps an agent from calling (from `from` when given), by field: `agent_uuid`
+ * (not active, no active `phone` channel naming a connection, no number that takes
+ * calls) and `from` (not one of those numbers). Empty when it can call.
+ */
+export function lineProblems(agent: AgentJson, from: string | undefined): FieldErrors {
+  const problems: FieldErrors = {};
+  const add = (path: string, message: string) => void (problems[path] ??= []).push(message);
+  if (agent.status !== 'active') add('agent_uuid', 'the agent is not active: only an active agent makes calls');
+  if (!phoneChannel(agent)) add('agent_uuid', 'the agent has no active `phone` channel naming a connection (`config.connection_uuid`)');
+  const numbers = callingNumbers(agent);
+  if (numbers.length === 0) add('agent_uuid', 'the agent has no active phone number that takes calls (`capabilities.call`)');
+  else if (from !== undefined && !numbers.includes(from)) add('from', 'is not an active number of the agent that takes calls');
+  return problems;
+}
+
 /** The agent's line for an outbound call, or a 4xx naming what is missing. */
 async function lineOf(deps: CallDeps, input: PlaceCallInput) {
   const agent = await deps.agents.getWithoutSlots(input.agentUuid);
   if (!agent) throw new NotFoundError('Agent not found');
   if (agent.status !== 'active') throw new ConflictError('The agent is not active: only an active agent makes calls');
-  const channel = phoneChannel(agent);
-  if (!channel) throw ValidationError.field('agent_uuid', 'the agent has no active `phone` channel naming a connection (`config.connection_uuid`)');
-  const numbers = callingNumbers(agent);
-  if (input.from !== undefined && !numbers.includes(input.from)) throw ValidationError.field('from', 'is not an active number of the agent that takes calls');
-  const from = input.from ?? numbers[0];
-  if (!from) throw ValidationError.field('from', 'the agent has no active phone number that takes calls (`capabilities.call`)');
-  return { agent, channel, from, voice: voiceConfig(agent) };
+  const problems = lineProblems(agent, input.from);
+  if (Object.keys(problems).length > 0) throw new ValidationError(problems);
+  return { agent, channel: phoneChannel(agent)!, from: input.from ?? callingNumbers(agent)[0], voice: voiceConfig(agent) };
 }
 
 async function contactOf(deps: CallDeps, input: PlaceCallInput): Promise<string> {

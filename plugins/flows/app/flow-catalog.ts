@@ -1,5 +1,5 @@
 import { BootError } from '../../../core';
-import { FlowAppDepsRegistry } from './app-deps';
+import { flowAppDepsRegistry, type FlowAppDepsRegistry } from './app-deps';
 import { checkAuth } from './auth';
 import { bindDefinitions } from './bound-definitions';
 import { groupVersions, type Versions } from './definition-versions';
@@ -91,7 +91,7 @@ export class FlowCatalog {
   readonly #depsOf: (uid: string) => Readonly<Record<string, unknown>> | null;
 
   /** `deps`: where the plugins contributing the apps and extensions hand over the services they name. */
-  constructor(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[] = [], deps = new FlowAppDepsRegistry()) {
+  constructor(apps: readonly FlowAppDefinition[], extensions: readonly FlowAppExtension[] = [], deps: FlowAppDepsRegistry = flowAppDepsRegistry()) {
     for (const app of withExtensions(apps, extensions, deps)) {
       checkApp(app);
       const triggers = groupVersions(app.uid, 'trigger', app.triggers ?? []);

@@ -17,7 +17,7 @@ export type TaskCreateBody = Static<typeof TaskCreate>;
  * up or written.
  */
 export async function createTask(
-  runtime: Pick<TasksRuntime, 'agents' | 'contacts' | 'executors' | 'secrets'>,
+  runtime: Pick<TasksRuntime, 'agents' | 'contacts' | 'executors' | 'secrets' | 'executorDeps'>,
   scheduler: TaskScheduler,
   em: EntityManager,
   tenantUuid: string,
@@ -40,11 +40,14 @@ export async function createTask(
   };
   checkRetrySettings(retry, errors);
   checkTaskData(body.type, body.task_data ?? {}, errors);
-  const executor = executors.find((candidate) => candidate.type === body.type);
-  if (executor?.validate) for (const [path, messages] of Object.entries(await executor.validate(em, body.task_data ?? {}))) (errors[path] ??= []).push(...messages);
-  const { data: taskData, secret } = splitTaskData(body.task_data ?? {});
   const contactItem = body.contact ?? null;
   const contactUuid = body.contact_uuid ?? null;
+  const executor = executors.find((candidate) => candidate.type === body.type);
+  if (executor?.validate) {
+    const context = { agent_uuid: body.agent_uuid, contact_uuid: contactUuid, contact: contactItem, deps: executor.deps ? runtime.executorDeps.of(executor) : {} };
+    for (const [path, messages] of Object.entries(await executor.validate(em, body.task_data ?? {}, context))) (errors[path] ??= []).push(...messages);
+  }
+  const { data: taskData, secret } = splitTaskData(body.task_data ?? {});
   if (contactItem && contactUuid) add(errors, 'contact', 'cannot be given with contact_uuid: give one of them');
   else if (!contactItem && !contactUuid) add(errors, 'contact', 'is required when contact_uuid is absent');
   else if (contactItem && !contactItem.phone_number && !contactItem.email) add(errors, 'contact', 'needs a phone_number or an email');

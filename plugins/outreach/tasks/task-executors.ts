@@ -22,6 +22,29 @@ export interface TaskExecutionContext {
   deps: Readonly<Record<string, unknown>>;
 }
 
+/** What a task being created is for, beside its `task_data`: an executor's `validate` may check them (the agent can call, the contact has a number). */
+export interface TaskValidationContext {
+  agent_uuid: string;
+  /** Given, or null when the body brings an inline `contact`. */
+  contact_uuid: string | null;
+  /** The body's inline `contact` (found or created only after validation), or null. */
+  contact: { phone_number?: string | null; email?: string | null } | null;
+  /** As for `execute`: the services the executor named in its `deps`. */
+  deps: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What `execute` returns when its attempt goes on outside the runner (a call placed
+ * after the attempt commits, answered or not minutes later): the task stays
+ * `in_progress`, and its outcome comes through `OutreachTasks.settle` with the attempt's
+ * number, which completes it or fails the attempt (retried per its strategy) as a
+ * returning or throwing `execute` would.
+ */
+export class PendingAttempt {
+  readonly pending = true;
+}
+export const pendingAttempt = () => new PendingAttempt();
+
 /**
  * Runs tasks of one type: `webhook` and `follow_up`/`custom` are built in; calls and
  * channel plugins add `make_call`, `send_message`, ... A task of a type with no
@@ -32,14 +55,16 @@ export interface TaskExecutor {
   description: string;
   /**
    * Runs one attempt. Returns the task's `result` (completed); throws to fail the
-   * attempt (retried per the task's strategy until its attempts are spent).
+   * attempt (retried per the task's strategy until its attempts are spent); returns
+   * `pendingAttempt()` when the outcome comes later (see PendingAttempt).
    */
   execute(context: TaskExecutionContext): Promise<unknown>;
   /**
    * What `task_data` must hold beyond its generic checks, at task creation in the creating
-   * transaction (read only): problems at `task_data.<member>` paths answer 422.
+   * transaction (read only): problems at `task_data.<member>` paths (or at the body's
+   * `agent_uuid`, `contact_uuid`, `contact.*`, `type`) answer 422.
    */
-  validate?(em: EntityManager, taskData: Record<string, unknown>): Promise<FieldErrors>;
+  validate?(em: EntityManager, taskData: Record<string, unknown>, context: TaskValidationContext): Promise<FieldErrors>;
   /** The services `execute` uses, by name (a plugin's `deps`); contribute the executor with `contributeTaskExecutor` so they are resolved. */
   deps?: DepsMap;
 }

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OutreachRule } from '../entities';
 import { Task, WAITING_STATUSES, type TaskStatus } from '../entities/task.entity';
@@ -8,9 +9,16 @@ import { retryDelayMinutes } from './retry-delay';
 import { nextAllowedSlot } from './rule-window';
 import { DUE_SLACK_MS, claimNextDue, lockIfFree } from './task-claim';
 import { openTaskSecret } from './task-secret';
+import { PendingAttempt } from './task-executors';
 import { TASK_TOPICS, type TaskDue, type TaskEvent } from './task-topics';
 import { taskJson } from './task-view';
 import { isTimeZone } from './zoned-time';
+
+/** What settling an attempt's outcome uses of the runtime. */
+type Outcomes = Pick<TasksRuntime, 'bus' | 'logger'>;
+
+/** How a pending attempt ended (settleAttempt). */
+export type AttemptOutcome = { status: 'completed'; result: unknown } | { status: 'failed'; error: string };
 
 /** Due tasks run at once per process (each holds a database connection while its executor works). */
 export const TASK_RUNNER_CONCURRENCY = 4;
@@ -33,7 +41,8 @@ const MAX_ERROR_LENGTH = 2000;
  * Once. The claim locks the task row (`FOR UPDATE SKIP LOCKED`) for the whole attempt,
  * which is the message's transaction: the attempt's outcome commits with it, and a
  * second worker (a duplicate message, another process) skips the locked task. So
- * `in_progress` is seen only inside that transaction; edits and cancels of a task
+ * `in_progress` is seen only inside that transaction (except for an attempt its
+ * executor left pending, settled later by settleAttempt); edits and cancels of a task
  * being run wait for the attempt, then see its outcome.
  *
  * Every writer that leaves a task waiting (create, edit, retry, postponement)
@@ -98,30 +107,52 @@ async function runAttempt(runtime: TasksRuntime, em: EntityManager, task: Task, 
   let result: unknown;
   try {
     // Under a savepoint: a failing executor leaves none of its writes or messages.
-    result = await em.transactional(async (savepoint) =>
-      asJson(
-        await executor.execute({
-          task: taskJson(task),
-          attempt: task.attempts,
-          em: savepoint,
-          bus: runtime.bus,
-          egress: runtime.egress,
-          logger: runtime.logger,
-          openSecret: () => openTaskSecret(runtime.secrets, task),
-          deps: executor.deps ? runtime.executorDeps.of(executor) : {},
-        }),
-      ),
-    );
+    result = await em.transactional(async (savepoint) => {
+      const returned = await executor.execute({
+        task: taskJson(task),
+        attempt: task.attempts,
+        em: savepoint,
+        bus: runtime.bus,
+        egress: runtime.egress,
+        logger: runtime.logger,
+        openSecret: () => openTaskSecret(runtime.secrets, task),
+        deps: executor.deps ? runtime.executorDeps.of(executor) : {},
+      });
+      return returned instanceof PendingAttempt ? returned : asJson(returned);
+    });
   } catch (error) {
     return attemptFailed(runtime, em, task, errorMessage(error), activeRule);
   }
+  // Its outcome comes later (settleAttempt): it stays in_progress, with no due message.
+  if (result instanceof PendingAttempt) return void (await em.flush());
   task.result = result;
   task.lastError = null;
   return finish(runtime, em, task, 'completed', null);
 }
 
+/**
+ * The outcome of an attempt its executor left pending (PendingAttempt), in the caller's
+ * transaction: the task completes with `result`, or the attempt fails with `error` and
+ * is retried per the task's strategy and rule like a throwing executor's. Only the
+ * attempt it names settles, once: a task no longer `in_progress` at that attempt (an
+ * outcome told twice, a late one) is left alone and false is returned.
+ */
+export async function settleAttempt(runtime: Outcomes, em: EntityManager, taskUuid: string, attempt: number, outcome: AttemptOutcome): Promise<boolean> {
+  const task = await em.findOne(Task, { uuid: taskUuid }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  if (!task || task.status !== 'in_progress' || task.attempts !== attempt) return false;
+  if (outcome.status === 'completed') {
+    task.result = asJson(outcome.result);
+    task.lastError = null;
+    await finish(runtime, em, task, 'completed', null);
+    return true;
+  }
+  const rule = task.ruleUuid ? await em.findOne(OutreachRule, { uuid: task.ruleUuid }) : null;
+  await attemptFailed(runtime, em, task, outcome.error.slice(0, MAX_ERROR_LENGTH), rule?.isActive ? rule : null);
+  return true;
+}
+
 /** A failed attempt: retried after its strategy's delay (at least the rule's gap, between the retries of this task) while attempts and time remain. */
-async function attemptFailed(runtime: TasksRuntime, em: EntityManager, task: Task, error: string, rule: OutreachRule | null): Promise<void> {
+async function attemptFailed(runtime: Outcomes, em: EntityManager, task: Task, error: string, rule: OutreachRule | null): Promise<void> {
   task.lastError = error;
   runtime.logger.warn('task attempt failed', { task_uuid: task.uuid, type: task.type, attempt: task.attempts, error });
   const allowed = Math.min(1 + task.maxRetryAttempts, rule ? rule.maxAttempts : Infinity);
@@ -134,7 +165,7 @@ async function attemptFailed(runtime: TasksRuntime, em: EntityManager, task: Tas
 }
 
 /** Back to waiting until `at` (a retry or a rule window), with its due message. */
-async function reschedule(runtime: TasksRuntime, em: EntityManager, task: Task, at: Date): Promise<void> {
+async function reschedule(runtime: Outcomes, em: EntityManager, task: Task, at: Date): Promise<void> {
   task.status = 'scheduled';
   task.nextAttemptAt = at;
   await em.flush();
@@ -144,7 +175,7 @@ async function reschedule(runtime: TasksRuntime, em: EntityManager, task: Task, 
 const FINAL_TOPICS: Partial<Record<TaskStatus, string>> = { completed: TASK_TOPICS.completed, failed: TASK_TOPICS.failed, expired: TASK_TOPICS.expired };
 
 /** A final state, announced as `task.<status>` in the same transaction. */
-async function finish(runtime: TasksRuntime, em: EntityManager, task: Task, status: 'completed' | 'failed' | 'expired', error: string | null): Promise<void> {
+async function finish(runtime: Outcomes, em: EntityManager, task: Task, status: 'completed' | 'failed' | 'expired', error: string | null): Promise<void> {
   task.status = status;
   task.finishedAt = new Date();
   task.nextAttemptAt = null;

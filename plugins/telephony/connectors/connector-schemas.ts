@@ -122,7 +122,6 @@ export const ConnectorQuery = PageQuery({
   agent_uuid: Type.Optional(Uuid({ description: 'Only this agent’s connectors' })),
   phone_number: Type.Optional(Type.String({ pattern: '^[+ ]?[1-9][0-9]{6,14}$', description: 'Only connectors of this number, E.164; the leading `+` is optional (send it as `%2B`)' })),
   status: Type.Optional(Status),
-  per_page: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page (at most 100)' }),
 });
 
 export type ConnectorJson = Static<typeof Connector>;

@@ -127,6 +127,7 @@ describe('switchboard CLI', () => {
         { id: 'runtime', dependsOn: ['agents', 'conversations', 'contacts', 'tables', 'memorize'], origin: path.join(ROOT, 'plugins/runtime') },
         { id: 'channels', dependsOn: ['agents', 'contacts', 'conversations', 'runtime'], origin: path.join(ROOT, 'plugins/channels') },
         { id: 'calls', dependsOn: ['agents', 'conversations', 'contacts', 'runtime', 'channels'], origin: path.join(ROOT, 'plugins/calls') },
+        { id: 'calls-outreach', dependsOn: ['calls', 'contacts', 'outreach'], origin: path.join(ROOT, 'plugins/calls-outreach') },
         { id: 'channels-outreach', dependsOn: ['channels', 'contacts', 'outreach'], origin: path.join(ROOT, 'plugins/channels-outreach') },
         { id: 'telephony', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/telephony') },
         { id: 'web-chat', dependsOn: ['agents', 'conversations', 'runtime'], origin: path.join(ROOT, 'plugins/web-chat') },

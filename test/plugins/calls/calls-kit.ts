@@ -21,15 +21,29 @@ export interface CallsKit {
 const lastUserMessage = (request: FakeLlmRequest): string =>
   [...request.body.messages].reverse().find((message: { role: string }) => message.role === 'user')?.content ?? '';
 
+/** What a test adds to the kit's kernel: more plugin folders, and config merged over the kit's (its `channels` member too). */
+export interface CallsKitExtras {
+  plugins?: string[];
+  config?: Record<string, unknown> & { channels?: Record<string, unknown> };
+}
+
 /** A kernel with the calls plugin, a Twilio-shaped server, and a model that echoes: `You said: <what the caller said>`. */
-export async function startCallsKit(): Promise<CallsKit> {
+export async function startCallsKit(extras: CallsKitExtras = {}): Promise<CallsKit> {
   const model = await startFakeLlmServer({ fallback: (req: FakeLlmRequest) => ({ content: `You said: ${lastUserMessage(req)}` }) });
   const twilio = await startTwilioVoiceServer({ accounts: [{ numbers: [] }] });
   // The provider calls back at PUBLIC_BASE_URL (a tenant's Host, `acme.localhost`, names no reachable server): the port is chosen first.
   const port = await freePort();
+  const { channels, ...config } = extras.config ?? {};
   const kit = await startTestKernel({
-    plugins: CALLS_PLUGINS,
-    config: { port, llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0, channels: { twilioApiBaseUrl: twilio.url, publicBaseUrl: `http://127.0.0.1:${port}` } },
+    plugins: [...CALLS_PLUGINS, ...(extras.plugins ?? [])],
+    config: {
+      port,
+      llmBaseUrl: model.url,
+      llmModel: 'test-model',
+      llmMaxRetries: 0,
+      ...config,
+      channels: { twilioApiBaseUrl: twilio.url, publicBaseUrl: `http://127.0.0.1:${port}`, ...channels },
+    },
   });
   return {
     kit,

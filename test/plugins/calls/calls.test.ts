@@ -106,7 +106,8 @@ describe('calls over the Twilio driver', () => {
     const { agent } = await callingAgent(kit, { interaction: { outbound_first_message: 'Hi!' } });
     const to = callee();
     // The caller keeps quiet long enough for the test to act on the call.
-    kit.twilio.script(to, { steps: [{ wait: 60_000_000 }, { say: 'Hello?' }, { wait: 60_000_000 }] });
+    // Each live update cuts the Gather holding a step: enough steps that the caller is still there for every action.
+    kit.twilio.script(to, { steps: [{ wait: 60_000_000 }, { say: 'Hello?' }, { wait: 60_000_000 }, { wait: 60_000_000 }, { wait: 60_000_000 }] });
     const created = await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201);
     const conversation = created.body.data.conversation_uuid as string;
     const sid = await sidOfCallTo(to);
@@ -152,5 +153,120 @@ describe('calls over the Twilio driver', () => {
     expect(notOwn.body.errors).toHaveProperty('from');
     const badTo = await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to: '0034600' }).expect(422);
     expect(badTo.body.errors).toHaveProperty('to');
+  });
+});
+
+describe('rules and settings acting on a call', () => {
+  const byKind = (reply: Record<string, unknown>, guard: { rule_uuid: string | null }) => (req: { body: any }) =>
+    req.body?.response_format?.json_schema?.name === 'guard_check' ? { json: guard } : reply;
+
+  it('a guard rule ending the conversation says its line, then hangs up (`hangup_by_agent`)', async () => {
+    const { agent } = await callingAgent(kit, { interaction: { outbound_first_message: 'Hi!' } });
+    await kit.kit.api
+      .post(`/api/v1/agents/${agent}/guard-rules`)
+      .send({ name: 'Abuse', when_condition: 'The caller is abusive', then_action: 'end_conversation', say_before_end: 'This call has ended.', selected_channels: ['phone'] })
+      .expect((res) => expect([200, 201]).toContain(res.status));
+    const rule = (await kit.kit.api.get(`/api/v1/agents/${agent}`).expect(200)).body.data.guard_rules[0];
+    const script = byKind({ content: 'Sure, happy to help!' }, { rule_uuid: rule.uuid });
+    kit.model.reply(script, script);
+    const to = callee();
+    kit.twilio.script(to, { steps: [{ say: 'You are useless' }, { say: 'Hello?' }] });
+    const created = await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201);
+    const played = await kit.twilio.ended(await sidOfCallTo(to));
+    expect(played.said.map((line) => line.text)).toEqual(['Hi!', 'This call has ended.']);
+    expect(await endedCall(created.body.data.conversation_uuid)).toMatchObject({ ended_reason: 'hangup_by_agent' });
+  });
+
+  it('a routing rule the model chooses transfers the call to its number after its line (`transferred`)', async () => {
+    const { agent } = await callingAgent(kit, { interaction: { outbound_first_message: 'Hi!' } });
+    const billing = callee();
+    await kit.kit.api
+      .post(`/api/v1/agents/${agent}/routing-rules`)
+      .send({ department_name: 'Billing', phrases: ['invoice'], destination_type: 'phone_number', destination: billing, voice_response: 'Transferring you to billing.', priority: 1 })
+      .expect((res) => expect([200, 201]).toContain(res.status));
+    const rule = (await kit.kit.api.get(`/api/v1/agents/${agent}`).expect(200)).body.data.routing_rules[0];
+    kit.model.reply({ toolCalls: [{ name: 'transfer', arguments: { rule_uuid: rule.uuid } }] });
+    kit.twilio.script(billing, { steps: [{ hangup: true }] });
+    const to = callee();
+    kit.twilio.script(to, { steps: [{ say: 'A question about my invoice' }] });
+    const created = await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201);
+    const played = await kit.twilio.ended(await sidOfCallTo(to));
+    expect(played.said.map((line) => line.text)).toEqual(['Hi!', 'Transferring you to billing.']);
+    expect(played.dials.map((dial) => dial.number)).toEqual([billing]);
+    expect(await endedCall(created.body.data.conversation_uuid)).toMatchObject({ ended_reason: 'transferred' });
+  });
+
+  it('past `max_call_duration_seconds`, the next turn says the duration message and ends the call (`max_duration`)', async () => {
+    const { agent } = await callingAgent(kit, {
+      interaction: { outbound_first_message: 'Hi!' },
+      call_behavior: { max_call_duration_seconds: 60, max_call_duration_message: 'We are out of time, goodbye.' },
+    });
+    const to = callee();
+    kit.twilio.script(to, { steps: [{ wait: 3_000_000 }, { say: 'One more thing' }, { say: 'Hello?' }] });
+    const created = await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201);
+    const sid = await sidOfCallTo(to);
+    await kit.twilio.waitFor((state) => state.calls.find((call) => call.sid === sid)?.said.length === 1);
+    // The call has lasted a minute, as far as the platform can tell.
+    await kit.kit.kernel.orm.em
+      .fork()
+      .getConnection()
+      .execute("update calls set answered_at = now() - interval '61 seconds' where uuid = ?", [created.body.data.call_uuid]);
+    const played = await kit.twilio.ended(sid);
+    expect(played.said.map((line) => line.text)).toEqual(['Hi!', 'We are out of time, goodbye.']);
+    expect(await endedCall(created.body.data.conversation_uuid)).toMatchObject({ ended_reason: 'max_duration' });
+  });
+
+  it('with `customer_speak_first` the agent waits for the caller; it speaks with the voice and language of its `voice_profile`', async () => {
+    const { agent } = await callingAgent(kit, {
+      interaction: { customer_speak_first: true, outbound_first_message: 'Never said' },
+      voice_profile: { language: 'es-ES', voice_name: 'Polly.Lucia' },
+    });
+    const to = callee();
+    kit.twilio.script(to, { steps: [{ say: 'Hola' }, { hangup: true }] });
+    await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201);
+    const played = await kit.twilio.ended(await sidOfCallTo(to));
+    expect(played.said).toEqual([expect.objectContaining({ text: 'You said: Hola', voice: 'Polly.Lucia', language: 'es-ES' })]);
+    expect(played.gathers[0]).toMatchObject({ language: 'es-ES', timeout: 10 });
+  });
+
+  it('at the deadline of `max_call_duration_seconds`, a call still listening hears the duration message and is hung up', async () => {
+    const { agent } = await callingAgent(kit, {
+      interaction: { outbound_first_message: 'Hi!' },
+      call_behavior: { max_call_duration_seconds: 60, max_call_duration_message: 'Time is up, goodbye.' },
+    });
+    const to = callee();
+    kit.twilio.script(to, { steps: [{ wait: 60_000_000 }] });
+    const created = await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201);
+    const sid = await sidOfCallTo(to);
+    await kit.twilio.waitFor((state) => state.calls.find((call) => call.sid === sid)?.said.length === 1);
+    // The deadline the call's answer scheduled, due now rather than in a minute.
+    await kit.kit.kernel.orm.em
+      .fork()
+      .transactional((em) => kit.kit.kernel.bus.outbox.insert(em as never, { topic: 'calls.deadline', payload: { call_uuid: created.body.data.call_uuid }, tenantUuid: kit.kit.tenant.uuid }));
+    const played = await kit.twilio.ended(sid);
+    expect(played.said.map((line) => line.text)).toEqual(['Hi!', 'Time is up, goodbye.']);
+    expect(await endedCall(created.body.data.conversation_uuid)).toMatchObject({ ended_reason: 'max_duration' });
+    const agentLines = (await messagesOf(kit, created.body.data.conversation_uuid)).filter((m) => m.sender === 'agent').map((m) => m.content);
+    expect(agentLines).toEqual(['Hi!', 'Time is up, goodbye.']);
+  });
+
+  it('with `audio_recording` the call is recorded and its recording served; the call’s session closes at its end', async () => {
+    const { agent } = await callingAgent(kit, { interaction: { outbound_first_message: 'Hi!' }, call_behavior: { audio_recording: true } });
+    const to = callee();
+    kit.twilio.script(to, { steps: [{ say: 'Hello' }, { hangup: true }] });
+    const created = await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201);
+    const played = await kit.twilio.ended(await sidOfCallTo(to));
+    expect(played.request.Record).toBe('true');
+    const conversation = created.body.data.conversation_uuid as string;
+    const recorded = await waitFor(
+      () => callOf(kit, conversation),
+      (call) => call.has_recording === true,
+    );
+    expect(recorded.status).toBe('ended');
+    const audio = await kit.kit.api.get(`/api/v1/calls/${conversation}/recording`).buffer(true).expect(200);
+    expect(audio.headers['content-type']).toBe('audio/wav');
+    expect(Buffer.from(audio.body).subarray(0, 4).toString('latin1')).toBe('RIFF');
+    const sessions = (await kit.kit.api.get(`/api/v1/sessions?conversation_uuid=${conversation}`).expect(200)).body.data.items;
+    expect(sessions.map((session: { status: string; channel: string }) => [session.status, session.channel])).toEqual([['closed', 'voice']]);
   });
 });

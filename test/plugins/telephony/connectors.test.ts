@@ -214,23 +214,23 @@ describe('PBX extension connectors: validation (422 at the field path, nothing w
 });
 
 describe('PBX extension connectors: the list', () => {
-  it('pages newest first in the contract’s envelope, 20 a page by default, at most 100', async () => {
+  it('pages newest first in the contract’s envelope, 25 a page by default (as every list), at most 100', async () => {
     const tenant = await kit.createTenant();
     const made: string[] = [];
-    for (let i = 0; i < 21; i++) made.push((await create({ ...minimal, name: `Extension ${i}` }, tenant.api).expect(201)).body.data.pbx_extension_connector_uuid);
+    for (let i = 0; i < 26; i++) made.push((await create({ ...minimal, name: `Extension ${i}` }, tenant.api).expect(201)).body.data.pbx_extension_connector_uuid);
     const first = await tenant.api.get(PATH).expect(200);
     expect(Object.keys(first.body)).toEqual(['success', 'data']);
     expect(first.body.success).toBe(true);
     expect(first.body.data.items.map((c: Json) => c.pbx_extension_connector_uuid)).toEqual(made.slice(1).reverse());
-    expect(first.body.data.pagination).toEqual({ current_page: 1, per_page: 20, total: 21, last_page: 2, from: 1, to: 20, has_more: true });
+    expect(first.body.data.pagination).toEqual({ current_page: 1, per_page: 25, total: 26, last_page: 2, from: 1, to: 25, has_more: true });
     const second = await tenant.api.get(`${PATH}?page=2`).expect(200);
     expect(second.body.data.items.map((c: Json) => c.pbx_extension_connector_uuid)).toEqual([made[0]]);
-    expect(second.body.data.pagination).toEqual({ current_page: 2, per_page: 20, total: 21, last_page: 2, from: 21, to: 21, has_more: false });
+    expect(second.body.data.pagination).toEqual({ current_page: 2, per_page: 25, total: 26, last_page: 2, from: 26, to: 26, has_more: false });
     const small = await tenant.api.get(`${PATH}?per_page=5&page=3`).expect(200);
-    expect(small.body.data.pagination).toEqual({ current_page: 3, per_page: 5, total: 21, last_page: 5, from: 11, to: 15, has_more: true });
+    expect(small.body.data.pagination).toEqual({ current_page: 3, per_page: 5, total: 26, last_page: 6, from: 11, to: 15, has_more: true });
     const past = await tenant.api.get(`${PATH}?page=9`).expect(200);
-    expect(past.body.data).toEqual({ items: [], pagination: { current_page: 9, per_page: 20, total: 21, last_page: 2, from: null, to: null, has_more: false } });
-    expect((await tenant.api.get(`${PATH}?per_page=100`).expect(200)).body.data.items).toHaveLength(21);
+    expect(past.body.data).toEqual({ items: [], pagination: { current_page: 9, per_page: 25, total: 26, last_page: 2, from: null, to: null, has_more: false } });
+    expect((await tenant.api.get(`${PATH}?per_page=100`).expect(200)).body.data.items).toHaveLength(26);
     await refused(tenant.api.get(`${PATH}?per_page=101`), ['per_page']);
     await refused(tenant.api.get(`${PATH}?per_page=0`), ['per_page']);
   });

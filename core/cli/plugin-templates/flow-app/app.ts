@@ -1,6 +1,6 @@
 import { defineFlowApp } from 'switchboard/flows';
 import { acmeLeadsAuth } from './auth';
-import { createLead } from './create-lead';
+import { createLead, createLeadV1 } from './create-lead';
 import { lists } from './lists';
 import { newLead } from './new-lead';
 
@@ -13,16 +13,18 @@ const ICON =
 /**
  * The app as the flow studio shows it: a `connect` app, so each step names a connection
  * (an API key of the user's Acme Leads account), with one trigger, one action and the
- * option list their `list_id` is picked from.
+ * option list their `list_id` is picked from. `version` is the app's release, shown in
+ * the catalog: 1.1.0 added version 2 of `create_lead` beside version 1.
  */
 export const acmeLeadsApp = defineFlowApp({
   uid: 'acme_leads',
   name: 'Acme Leads',
+  version: '1.1.0',
   description: 'Start a flow on each new lead of an Acme Leads list, and add leads to a list',
   icon: ICON,
   category: 'connect',
   auth: acmeLeadsAuth,
   triggers: [newLead],
-  actions: [createLead],
+  actions: [createLead, createLeadV1],
   options: [lists],
 });

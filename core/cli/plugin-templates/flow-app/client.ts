@@ -16,7 +16,15 @@ export interface AcmeLead {
   list_id: string;
   email: string;
   name: string;
+  tags: string[];
   created_at: string;
+}
+
+/** What adding a lead sends. */
+export interface NewAcmeLead {
+  email: string;
+  name?: string;
+  tags: string[];
 }
 
 /** An answer of Acme Leads that is not a success, with its status (401: the API key is refused). */
@@ -62,6 +70,6 @@ export function acmeLeadsClient(credentials: AcmeLeadsCredentials, egress: Egres
     /** A list's leads: the oldest first after the lead `after`, or the newest first. */
     leads: (listId: string, query: { after: number; limit: number } | { order: 'newest'; limit: number }) => call<{ items: AcmeLead[] }>('GET', leadsOf(listId), { query }),
     /** Adds a lead; a request repeated with the same `idempotencyKey` adds nothing and answers the same lead. */
-    createLead: (listId: string, lead: { email: string; name?: string }, idempotencyKey: string) => call<AcmeLead>('POST', leadsOf(listId), { body: lead, idempotencyKey }),
+    createLead: (listId: string, lead: NewAcmeLead, idempotencyKey: string) => call<AcmeLead>('POST', leadsOf(listId), { body: { ...lead }, idempotencyKey }),
   };
 }

@@ -21,7 +21,7 @@ export const newLead = defineTrigger({
   name: 'New lead',
   description: 'Starts the flow for each lead added to an Acme Leads list (checked every minute)',
   input: NewLeadInput,
-  outputSample: { id: 1042, list_id: 'lst_1', email: 'ada@example.com', name: 'Ada Lovelace', created_at: '2025-01-06T09:30:00Z' },
+  outputSample: { id: 1042, list_id: 'lst_1', email: 'ada@example.com', name: 'Ada Lovelace', tags: [], created_at: '2025-01-06T09:30:00Z' },
   poll: {
     intervalSeconds: 60,
     async run({ input, connection, egress }, cursor) {

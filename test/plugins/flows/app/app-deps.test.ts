@@ -12,7 +12,7 @@ import {
   type FlowAppDefinition,
   type FlowAppExtension,
 } from '../../../../plugins/flows';
-import { FlowAppDepsRegistry } from '../../../../plugins/flows/app/app-deps';
+import { flowAppDepsRegistry } from '../../../../plugins/flows/app/app-deps';
 import { FlowCatalog } from '../../../../plugins/flows/app/flow-catalog';
 import { POLL_TOPIC } from '../../../../plugins/flows/engine/poll-message';
 
@@ -59,7 +59,7 @@ const anything = <T>(value: Record<string, unknown>) => value as unknown as T;
 
 describe('flow app deps', () => {
   it('reach the actions, option lists and triggers of the app, read when the code runs (after the catalog is built)', async () => {
-    const registry = new FlowAppDepsRegistry();
+    const registry = flowAppDepsRegistry();
     const greetings = app();
     const catalog = new FlowCatalog([greetings], [], registry);
     registry.provide(greetings, { greeter });
@@ -72,7 +72,7 @@ describe('flow app deps', () => {
   });
 
   it('an extension’s code gets the extension’s deps, the app’s code the app’s', async () => {
-    const registry = new FlowAppDepsRegistry();
+    const registry = flowAppDepsRegistry();
     const counted = defineAction({ deps: { counter: counterRef }, key: 'count', name: 'Count', description: '', input, outputSample: 0, run: ({ deps }) => deps.counter.next() });
     const greetings = app();
     const extension = defineFlowAppExtension({ app: 'greetings', by: 'counting', deps: { counter: counterRef }, actions: [counted] });
@@ -106,7 +106,7 @@ describe('flow app deps', () => {
   });
 
   it('refuses to start while deps were never provided, and code that runs without them says how to provide them', async () => {
-    const catalog = new FlowCatalog([app()], [], new FlowAppDepsRegistry());
+    const catalog = new FlowCatalog([app()], [], flowAppDepsRegistry());
     expect(() => catalog.assertDepsProvided()).toThrow(BootError);
     expect(() => catalog.assertDepsProvided()).toThrow('flow app "greetings": deps named but never provided');
     await expect(async () => catalog.action('greetings', 'hello')!.run(anything({ input: { name: 'Ada' } }))).rejects.toThrow(
@@ -125,9 +125,9 @@ describe('flow app deps', () => {
     const greetings = defineFlowApp(app());
     const members = contributeFlowApp(greetings);
     expect(members.contributes).toEqual([flowApps.add(greetings)]);
-    expect(members.deps).toEqual({ greeter: greeterRef, flowAppDeps: flowAppDepsRef });
-    const registry = new FlowAppDepsRegistry();
-    members.init({ greeter, flowAppDeps: registry });
+    expect(members.deps).toEqual({ greeter: greeterRef, contributedDeps: flowAppDepsRef });
+    const registry = flowAppDepsRegistry();
+    members.init({ greeter, contributedDeps: registry });
     expect(registry.of(greetings)).toEqual({ greeter });
 
     const extension: FlowAppExtension<any> = { app: 'greetings', by: 'counting', deps: { counter: counterRef } };
@@ -135,7 +135,7 @@ describe('flow app deps', () => {
   });
 
   it('the registry refuses deps provided twice or incompletely', () => {
-    const registry = new FlowAppDepsRegistry();
+    const registry = flowAppDepsRegistry();
     const greetings = app();
     expect(() => registry.provide(greetings, {})).toThrow('flow app "greetings": deps greeter were not provided');
     registry.provide(greetings, { greeter });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { startTestKernel, type TestKernel } from 'switchboard/core/testing';
 import { inputProblems, loadOptions, runAction, runTrigger, useVendorServer } from 'switchboard/flows/testing';
 import { acmeLeadsApp } from '../app';
-import { createLead } from '../create-lead';
+import { createLead, createLeadV1 } from '../create-lead';
 import { acmeLeadsRoutes, acmeLeadsState, API_KEY } from './vendor-double';
 
 /**
@@ -27,7 +27,9 @@ describe('the Acme Leads flow app', () => {
 
   it('is in the flow catalog once its plugin loads', async () => {
     const res = await kit.api.get('/api/v1/flow/apps/acme_leads').expect(200);
-    expect(res.body.data).toMatchObject({ uid: 'acme_leads', category: 'connect', requires_connection: true, triggers_count: 1, actions_count: 1 });
+    expect(res.body.data).toMatchObject({ uid: 'acme_leads', version: '1.1.0', category: 'connect', requires_connection: true, triggers_count: 1, actions_count: 1 });
+    // New steps get version 2 of create_lead; steps built on version 1 keep it.
+    expect(res.body.data.actions).toEqual([expect.objectContaining({ key: 'create_lead', version: 2, versions: [1, 2] })]);
   });
 
   it('stores a connection only with an API key Acme Leads accepts', async () => {
@@ -61,9 +63,10 @@ describe('the Acme Leads flow app', () => {
     const baseline = await runTrigger(acmeLeadsApp, 'new_lead', { list_id: 'lst_1' }, { kit, ...connection() });
     expect(baseline).toMatchObject({ outputs: [], cursor: 2 });
 
-    vendor.state.leads.push({ id: 3, list_id: 'lst_1', email: 'grace@example.com', name: 'Grace Hopper', created_at: '2025-01-06T09:20:00Z' });
+    const grace = { id: 3, list_id: 'lst_1', email: 'grace@example.com', name: 'Grace Hopper', tags: [], created_at: '2025-01-06T09:20:00Z' };
+    vendor.state.leads.push(grace);
     const poll = await runTrigger(acmeLeadsApp, 'new_lead', { list_id: 'lst_1' }, { kit, ...connection(), cursor: baseline.cursor });
-    expect(poll.outputs).toEqual([{ id: 3, list_id: 'lst_1', email: 'grace@example.com', name: 'Grace Hopper', created_at: '2025-01-06T09:20:00Z' }]);
+    expect(poll.outputs).toEqual([grace]);
     expect(poll.cursor).toBe(3);
 
     const quiet = await runTrigger(acmeLeadsApp, 'new_lead', { list_id: 'lst_1' }, { kit, ...connection(), cursor: poll.cursor });
@@ -71,9 +74,9 @@ describe('the Acme Leads flow app', () => {
   });
 
   it('create_lead adds the lead once, whatever a retry of the step sends again', async () => {
-    const input = { list_id: 'lst_2', email: 'katherine@example.com', name: 'Katherine Johnson' };
+    const input = { list_id: 'lst_2', email: 'katherine@example.com', name: 'Katherine Johnson', tags: ['nasa', 'webinar'] };
     const run = await runAction(acmeLeadsApp, 'create_lead', input, { kit, ...connection() });
-    expect(run.output).toMatchObject({ list_id: 'lst_2', email: 'katherine@example.com', name: 'Katherine Johnson' });
+    expect(run.output).toMatchObject({ list_id: 'lst_2', email: 'katherine@example.com', name: 'Katherine Johnson', tags: ['nasa', 'webinar'] });
     const sent = vendor.requests.at(-1)!;
     expect(sent.headers).toMatchObject({ authorization: `Bearer ${API_KEY}`, 'idempotency-key': run.idempotencyKey });
 
@@ -83,6 +86,23 @@ describe('the Acme Leads flow app', () => {
     expect(again.idempotencyKey).toBe(run.idempotencyKey);
     expect(again.output).toEqual(run.output);
     expect(vendor.state.leads.filter((lead) => lead.email === 'katherine@example.com')).toHaveLength(1);
+  });
+
+  it('create_lead version 1 still runs for the steps built on it, sending its one tag', async () => {
+    const run = await runAction(acmeLeadsApp, 'create_lead', { list_id: 'lst_2', email: 'mary@example.com', tag: 'webinar' }, { kit, ...connection(), version: 1 });
+    expect(run.output).toMatchObject({ email: 'mary@example.com', tags: ['webinar'] });
+  });
+
+  it('create_lead version 2 upgrades a version-1 config: its tag becomes the list of tags, a reference moved whole', () => {
+    const v1 = { list_id: 'lst_2', email: 'dorothy@example.com', tag: '{{#0b9e4c1e-5d3c-4f7a-9a51-2f6f0c8e7d11.source}}' };
+    expect(inputProblems(createLeadV1, v1)).toEqual({});
+    // What version 1 takes, version 2 refuses: why this is a new version, not an edit.
+    expect(inputProblems(createLead, v1)).toEqual({ 'config.tag': ['is not a known member'] });
+
+    const upgraded = createLead.migrate!(v1, 1);
+    expect(upgraded).toEqual({ list_id: 'lst_2', email: 'dorothy@example.com', tags: ['{{#0b9e4c1e-5d3c-4f7a-9a51-2f6f0c8e7d11.source}}'] });
+    expect(inputProblems(createLead, upgraded)).toEqual({});
+    expect(createLead.migrate!({ list_id: 'lst_2', email: 'dorothy@example.com' }, 1)).toEqual({ list_id: 'lst_2', email: 'dorothy@example.com', tags: [] });
   });
 
   it('fails the step when Acme Leads refuses the API key', async () => {

@@ -23,8 +23,8 @@ export function acmeLeadsState(): AcmeLeadsState {
       { id: 'lst_4', name: 'Webinar' },
     ],
     leads: [
-      { id: 1, list_id: 'lst_1', email: 'ada@example.com', name: 'Ada Lovelace', created_at: '2025-01-06T09:00:00Z' },
-      { id: 2, list_id: 'lst_1', email: 'alan@example.com', name: 'Alan Turing', created_at: '2025-01-06T09:10:00Z' },
+      { id: 1, list_id: 'lst_1', email: 'ada@example.com', name: 'Ada Lovelace', tags: [], created_at: '2025-01-06T09:00:00Z' },
+      { id: 2, list_id: 'lst_1', email: 'alan@example.com', name: 'Alan Turing', tags: ['newsletter'], created_at: '2025-01-06T09:10:00Z' },
     ],
     created: new Map(),
   };
@@ -61,8 +61,8 @@ export const acmeLeadsRoutes = authorized({
     const again = typeof key === 'string' ? state.created.get(key) : undefined;
     if (again) return { status: 201, body: again };
     if (!state.lists.some((list) => list.id === request.params.list)) return { status: 404, body: { error: 'no such list' } };
-    const { email, name } = request.json<{ email: string; name?: string }>();
-    const lead = { id: state.leads.length + 1, list_id: request.params.list, email, name: name ?? '', created_at: new Date().toISOString() };
+    const { email, name, tags } = request.json<{ email: string; name?: string; tags?: string[] }>();
+    const lead = { id: state.leads.length + 1, list_id: request.params.list, email, name: name ?? '', tags: tags ?? [], created_at: new Date().toISOString() };
     state.leads.push(lead);
     if (typeof key === 'string') state.created.set(key, lead);
     return { status: 201, body: lead };
