@@ -4,6 +4,7 @@ import { channelConnectionsRef } from '../channels';
 import { contactDirectoryRef } from '../contacts';
 import { conversationWriterRef } from '../conversations';
 import { chatTurnsRef } from '../runtime';
+import { fileStorageRef } from '../storage';
 import { telephonyDrivers } from './drivers-point';
 import { twilioVoiceDriver } from './drivers/twilio';
 import { runCallConsumers } from './engine/consumers';
@@ -65,7 +66,7 @@ export default definePlugin({
         bus: coreServices.bus,
         egress: coreServices.egress,
         logger: coreServices.logger,
-        rootConfig: coreServices.rootConfig,
+        storage: fileStorageRef,
         connections: channelConnectionsRef,
         agents: agentDirectoryRef,
         agentChannels: agentChannelsRef,
@@ -73,9 +74,8 @@ export default definePlugin({
         contacts: contactDirectoryRef,
         turns: chatTurnsRef,
       },
-      factory: ({ rootConfig, ...deps }, { extensions }) => ({
+      factory: (deps, { extensions }) => ({
         ...deps,
-        dataDir: rootConfig.dataDir,
         drivers: new Map(extensions.items(telephonyDrivers).map((driver) => [driver.provider, driver])),
       }),
     }),

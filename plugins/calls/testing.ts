@@ -1,6 +1,5 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { newUuid } from '../../core';
+import { fileStorageRef, type FileStorage } from '../storage';
 import type { BodyFixtures, ResourceFixtures } from '../../core/testing';
 
 /**
@@ -15,9 +14,8 @@ export const fixtures: ResourceFixtures = {
     const agent = (await owner.api.post('/api/v1/agents').send({ name: 'sweep' }).expect(201)).body.data.agent_uuid as string;
     const conversation = (await owner.api.post('/api/v1/conversations').send({ agent_uuid: agent, channel: 'voice' }).expect(201)).body.data.uuid as string;
     const uuid = newUuid();
-    const recording = path.join('recordings', owner.tenant.uuid, `${uuid}.wav`);
-    await mkdir(path.dirname(path.join(kit.kernel.config.core.dataDir, recording)), { recursive: true });
-    await writeFile(path.join(kit.kernel.config.core.dataDir, recording), Buffer.from('RIFF'));
+    const recording = `recordings/${owner.tenant.uuid}/${uuid}.wav`;
+    await kit.kernel.container.resolve<FileStorage>(fileStorageRef.id).put(recording, Buffer.from('RIFF'), { contentType: 'audio/wav' });
     await kit.kernel.orm.em
       .fork()
       .getConnection()

@@ -1,5 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { Call } from '../entities';
 import { TelephonySendError } from '../driver';
 import { CALL_TOPICS, type CallRefPayload, type PerformPayload, type RecordingPayload } from '../topics';
@@ -76,11 +74,11 @@ export function runCallConsumers(deps: CallDeps): void {
         const line = await openLine(deps, em, call);
         if (!line?.driver.fetchRecording) return null;
         const audio = await line.driver.fetchRecording(line.context, message.payload.url);
-        // One file per call under DATA_DIR (the storage driver of transcriptions takes this over).
-        const relative = path.join('recordings', call.tenantUuid, `${call.uuid}.wav`);
-        await mkdir(path.dirname(path.join(deps.dataDir, relative)), { recursive: true });
-        await writeFile(path.join(deps.dataDir, relative), audio.body);
-        return relative;
+        // One file per call, kept by the storage plugin (DATA_DIR or an S3-compatible store).
+        const key = `recordings/${call.tenantUuid}/${call.uuid}.wav`;
+        // Asked for as WAV: stored as `audio/wav` whatever the provider calls it (`audio/x-wav`).
+        await deps.storage.put(key, audio.body, { contentType: 'audio/wav', size: audio.body.length });
+        return key;
       },
     },
     async (message, { em, prepared }) => {

@@ -4,6 +4,7 @@ import type { ChannelConnections } from '../../channels';
 import type { ContactDirectory } from '../../contacts';
 import type { ConversationWriter } from '../../conversations';
 import type { ChatTurns } from '../../runtime';
+import type { FileStorage } from '../../storage';
 import type { TelephonyDriver } from '../driver';
 
 /** What the call engine works with: the kernel's services and the plugins a call touches. */
@@ -21,5 +22,6 @@ export interface CallDeps {
   conversations: ConversationWriter;
   contacts: ContactDirectory;
   turns: ChatTurns;
-  dataDir: string;
+  /** Where recordings are kept. */
+  storage: FileStorage;
 }

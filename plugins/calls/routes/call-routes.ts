@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   DataEnvelope,
@@ -16,6 +14,7 @@ import {
   type AnyRoute,
 } from '../../../core';
 import { publicOrigin } from '../../channels';
+import { StoredFileNotFoundError } from '../../storage';
 import { CallSchema, callJson } from '../call-view';
 import { CALL_STATUSES, Call } from '../entities';
 import type { CallDeps } from '../engine/deps';
@@ -110,7 +109,7 @@ export function callRoutes(deps: CallDeps): AnyRoute[] {
       method: 'GET',
       path: '/api/v1/calls/:conversation_uuid/recording',
       summary: 'Download a call’s recording',
-      description: 'The audio (WAV) of a call whose agent has `audio_recording`, once the provider has handed it over (`has_recording`); 404 before.',
+      description: 'The audio (WAV) of a call whose agent has `audio_recording`, once the provider has handed it over (`has_recording`) and the storage plugin keeps it; 404 before.',
       tags: ['calls'],
       params: CallParams,
       errors: [404],
@@ -118,9 +117,13 @@ export function callRoutes(deps: CallDeps): AnyRoute[] {
       handler: async ({ params, em }) => {
         const call = await callOf(em, params.conversation_uuid);
         if (!call.recordingPath) throw new NotFoundError('The call has no recording');
-        const audio = await readFile(path.join(deps.dataDir, call.recordingPath)).catch(() => null);
-        if (!audio) throw new NotFoundError('The call has no recording');
-        return new Reply(200, audio, { 'content-type': 'audio/wav' });
+        const stored = await deps.storage.read(call.recordingPath).catch((error) => {
+          if (error instanceof StoredFileNotFoundError) throw new NotFoundError('The call has no recording');
+          throw error;
+        });
+        const chunks: Buffer[] = [];
+        for await (const chunk of stored.body) chunks.push(chunk as Buffer);
+        return new Reply(200, Buffer.concat(chunks), { 'content-type': stored.contentType || 'audio/wav' });
       },
     }),
   ];

@@ -40,7 +40,7 @@ const rows = new Map(
     }),
 );
 // The core settings, and those of the built-in plugins the README lists (under their plugin id, from their manifests).
-const LISTED = ['flows', 'tables', 'conversations', 'evaluation', 'contacts', 'runtime', 'agent-webhooks', 'channels', 'telephony'];
+const LISTED = ['flows', 'tables', 'conversations', 'evaluation', 'contacts', 'runtime', 'agent-webhooks', 'channels', 'telephony', 'storage', 'transcriptions'];
 const pluginsDir = path.join(__dirname, '..', '..', '..', 'plugins');
 const listed = loadPlugins(fs.readdirSync(pluginsDir).map((dir) => path.join(pluginsDir, dir)).filter((dir) => fs.existsSync(path.join(dir, 'plugin.json')))).filter(({ plugin }) => LISTED.includes(plugin.id));
 const settings = [...settingsOf(coreConfigSchema), ...listed.flatMap(({ plugin }) => settingsOf(plugin.config ?? {}, plugin.id))];

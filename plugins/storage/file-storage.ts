@@ -1,0 +1,31 @@
+import type { Readable } from 'node:stream';
+import { createServiceRef } from '../../core';
+
+/**
+ * Where files a plugin keeps go (transcriptions' audio, calls' recordings): the local
+ * filesystem under DATA_DIR by default, or an S3-compatible store (AWS S3, MinIO, Ceph)
+ * by configuration. Keys are paths relative to the store (`transcriptions/<tenant>/<uuid>.wav`);
+ * a caller builds them with the tenant in them, and never from user input alone.
+ */
+export interface FileStorage {
+  /** `fs` or `s3`: which driver is configured. */
+  readonly driver: 'fs' | 's3';
+  /** Writes the whole body under `key` (replacing what was there); answers what the API shows as `stored_file_path`. */
+  put(key: string, body: Buffer | Readable, options: { contentType: string; size?: number }): Promise<{ path: string; size: number }>;
+  /** The file's bytes as a stream; throws StoredFileNotFoundError when there is none. */
+  read(key: string): Promise<{ body: Readable; size: number; contentType: string }>;
+  /** Deletes it; nothing happens when there is none. */
+  remove(key: string): Promise<void>;
+  /**
+   * A URL the file can be fetched at for `ttlSeconds`, without a token: a presigned GET
+   * for S3. Null for the filesystem, where an authenticated route of the owning plugin
+   * serves the file instead.
+   */
+  signedUrl(key: string, ttlSeconds: number): Promise<string | null>;
+}
+
+export class StoredFileNotFoundError extends Error {
+  override readonly name = 'StoredFileNotFoundError';
+}
+
+export const fileStorageRef = createServiceRef<FileStorage>('storage.files');

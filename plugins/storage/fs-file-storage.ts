@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { StoredFileNotFoundError, type FileStorage } from './file-storage';
+import { storageKeySegments } from './storage-keys';
+import { writingBody } from './stream-body';
+
+const UNKNOWN_TYPE = 'application/octet-stream';
+
+/**
+ * Files under one folder, each key a path below it. The file itself holds only the bytes
+ * (an operator can copy or play it as it is); its content type is a small JSON file
+ * beside it, `.<name>.meta.json`, a name no key can have (storage-keys.ts).
+ */
+export class FsFileStorage implements FileStorage {
+  readonly driver = 'fs' as const;
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  async put(key: string, body: Buffer | Readable, options: { contentType: string; size?: number }): Promise<{ path: string; size: number }> {
+    return writingBody(body, () => this.write(key, body, options));
+  }
+
+  private async write(key: string, body: Buffer | Readable, options: { contentType: string; size?: number }): Promise<{ path: string; size: number }> {
+    const { file, meta, dir, name } = this.locate(key);
+    await fsp.mkdir(dir, { recursive: true });
+    // Written beside the target and renamed over it, so a reader sees the old file or the
+    // whole new one, never part of it; flushed first, so a crash cannot leave the rename
+    // pointing at bytes that never reached the disk.
+    const temp = path.join(dir, `.${name}.${randomUUID()}.tmp`);
+    try {
+      const size = Buffer.isBuffer(body) ? await writeBuffer(temp, body) : await writeStream(temp, body);
+      if (options.size !== undefined && size !== options.size) {
+        throw new Error(`storage: "${key}" was to be ${options.size} bytes, but ${size} arrived`);
+      }
+      // The content type lands first: for a new key (the usual case: keys carry a uuid) a
+      // crash in between leaves a type with no file, which reads as no file at all.
+      await writeAtomically(meta, JSON.stringify({ contentType: options.contentType }));
+      await fsp.rename(temp, file);
+      return { path: key, size };
+    } catch (error) {
+      await fsp.rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  async read(key: string): Promise<{ body: Readable; size: number; contentType: string }> {
+    const { file, meta } = this.locate(key);
+    // Opened before anything else: a put replacing the file meanwhile renames a new file
+    // in, and this handle keeps reading the old one whole.
+    const handle = await fsp.open(file, 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') throw notFound(key);
+      throw error;
+    });
+    try {
+      const stat = await handle.stat();
+      if (!stat.isFile()) throw notFound(key);
+      const contentType = await readContentType(meta);
+      return { body: handle.createReadStream(), size: stat.size, contentType };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  async remove(key: string): Promise<void> {
+    const { file, meta } = this.locate(key);
+    await unlinkIfThere(file);
+    await unlinkIfThere(meta);
+  }
+
+  async signedUrl(key: string): Promise<string | null> {
+    this.locate(key);
+    return null;
+  }
+
+  private locate(key: string): { file: string; meta: string; dir: string; name: string } {
+    const file = path.join(this.root, ...storageKeySegments(key));
+    // storageKeySegments already refuses every way out; this is the wall behind it.
+    if (!file.startsWith(this.root + path.sep)) throw new Error(`storage: "${key}" resolves outside ${this.root}`);
+    const dir = path.dirname(file);
+    const name = path.basename(file);
+    return { file, meta: path.join(dir, `.${name}.meta.json`), dir, name };
+  }
+}
+
+function notFound(key: string): StoredFileNotFoundError {
+  return new StoredFileNotFoundError(`no stored file "${key}"`);
+}
+
+async function writeBuffer(file: string, body: Buffer): Promise<number> {
+  await fsp.writeFile(file, body, { flush: true });
+  return body.length;
+}
+
+async function writeStream(file: string, body: Readable): Promise<number> {
+  const out = createWriteStream(file, { flush: true });
+  await pipeline(body, out);
+  return out.bytesWritten;
+}
+
+async function writeAtomically(file: string, text: string): Promise<void> {
+  const temp = `${file}.${randomUUID()}.tmp`;
+  try {
+    await fsp.writeFile(temp, text, { flush: true });
+    await fsp.rename(temp, file);
+  } catch (error) {
+    await fsp.rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** A file written before its type was recorded (or by hand) reads as bytes of no known type. */
+async function readContentType(meta: string): Promise<string> {
+  try {
+    const parsed = JSON.parse(await fsp.readFile(meta, 'utf8')) as { contentType?: unknown };
+    return typeof parsed.contentType === 'string' && parsed.contentType ? parsed.contentType : UNKNOWN_TYPE;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || error instanceof SyntaxError) return UNKNOWN_TYPE;
+    throw error;
+  }
+}
+
+async function unlinkIfThere(file: string): Promise<void> {
+  try {
+    await fsp.unlink(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A folder where a key points (the key was only ever a prefix) is no stored file either.
+    if (code !== 'ENOENT' && code !== 'ENOTDIR' && code !== 'EISDIR') throw error;
+  }
+}

@@ -1,0 +1,1 @@
+export { Transcription, TRANSCRIPTION_STATUSES, type TranscriptionStatus, type TranscriptionResult, type StoredSegment } from './transcription.entity';

@@ -1,0 +1,154 @@
+import { Readable } from 'node:stream';
+import { InvalidStorageKeyError, StoredFileNotFoundError } from '../../../plugins/storage';
+import { S3FileStorage, type S3StorageOptions } from '../../../plugins/storage/s3-file-storage';
+import { startLocalS3, type LocalS3 } from './local-s3';
+
+const bytesOf = async (body: Readable) => Buffer.concat(await body.toArray());
+
+let s3: LocalS3;
+let options: S3StorageOptions;
+let storage: S3FileStorage;
+beforeAll(async () => {
+  s3 = await startLocalS3(['recordings']);
+  options = { endpoint: s3.url, region: 'eu-west-1', bucket: 'recordings', accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER', forcePathStyle: true, keyPrefix: '/switchboard/' };
+  storage = new S3FileStorage(options);
+});
+afterAll(async () => {
+  storage?.close();
+  await s3?.close();
+});
+
+/** A recorded request as `METHOD /path` and the names of its query parameters. */
+function described(request: { method: string; url: string }): string {
+  const url = new URL(request.url, 'http://s3');
+  const names = [...url.searchParams.keys()].filter((name) => name !== 'x-id');
+  return `${request.method} ${url.pathname}${names.length ? ` ?${names.join('&')}` : ''}`;
+}
+
+/** The requests made while `run` ran. */
+async function requestsOf(run: () => Promise<unknown>) {
+  const from = s3.requests.length;
+  await run();
+  return s3.requests.slice(from);
+}
+
+describe('the S3 storage driver', () => {
+  it('puts a buffer as one signed PUT to the configured endpoint, under the key prefix, and gets it back with its type', async () => {
+    const audio = Buffer.from('RIFF....WAVE audio');
+    let stored: unknown;
+    const requests = await requestsOf(async () => (stored = await storage.put('transcriptions/t1/a.wav', audio, { contentType: 'audio/wav' })));
+
+    expect(stored).toEqual({ path: 'switchboard/transcriptions/t1/a.wav', size: audio.length });
+    expect(requests.map(described)).toEqual(['PUT /recordings/switchboard/transcriptions/t1/a.wav']);
+    expect(requests[0].headers).toMatchObject({ 'content-type': 'audio/wav', 'content-length': String(audio.length) });
+    expect(requests[0].headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=S3RVER\/\d{8}\/eu-west-1\/s3\/aws4_request, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/);
+
+    const read = await storage.read('transcriptions/t1/a.wav');
+    expect({ size: read.size, contentType: read.contentType }).toEqual({ size: audio.length, contentType: 'audio/wav' });
+    expect(await bytesOf(read.body)).toEqual(audio);
+    expect(storage.driver).toBe('s3');
+  });
+
+  it('streams a body of known size as one PUT with that length', async () => {
+    const chunks = [Buffer.alloc(40_000, 1), Buffer.alloc(25_000, 2)];
+    let stored: unknown;
+    const requests = await requestsOf(async () => (stored = await storage.put('calls/t1/r.ogg', Readable.from(chunks), { contentType: 'audio/ogg', size: 65_000 })));
+    expect(stored).toEqual({ path: 'switchboard/calls/t1/r.ogg', size: 65_000 });
+    expect(requests.map((r) => [r.method, r.headers['content-length']])).toEqual([['PUT', '65000']]);
+    expect(await bytesOf((await storage.read('calls/t1/r.ogg')).body)).toEqual(Buffer.concat(chunks));
+  });
+
+  it('uploads a stream of unknown length in parts when it is large, and counts it', async () => {
+    const mib = 1024 * 1024;
+    const chunks = Array.from({ length: 13 }, (_, i) => Buffer.alloc(mib / 2, i));
+    let stored: unknown;
+    const requests = await requestsOf(async () => (stored = await storage.put('calls/t1/long.wav', Readable.from(chunks), { contentType: 'audio/wav' })));
+
+    expect(stored).toEqual({ path: 'switchboard/calls/t1/long.wav', size: 6.5 * mib });
+    expect(requests.map(described).sort()).toEqual([
+      'POST /recordings/switchboard/calls/t1/long.wav ?uploadId',
+      'POST /recordings/switchboard/calls/t1/long.wav ?uploads',
+      'PUT /recordings/switchboard/calls/t1/long.wav ?partNumber&uploadId',
+      'PUT /recordings/switchboard/calls/t1/long.wav ?partNumber&uploadId',
+    ]);
+    expect(requests.every((r) => r.headers.authorization?.startsWith('AWS4-HMAC-SHA256 Credential=S3RVER/'))).toBe(true);
+    const read = await storage.read('calls/t1/long.wav');
+    expect({ size: read.size, contentType: read.contentType }).toEqual({ size: 6.5 * mib, contentType: 'audio/wav' });
+    expect((await bytesOf(read.body)).equals(Buffer.concat(chunks))).toBe(true);
+  });
+
+  it('uploads a small stream of unknown length too', async () => {
+    await expect(storage.put('small.txt', Readable.from([Buffer.from('sm'), Buffer.from('all')]), { contentType: 'text/plain' })).resolves.toEqual({ path: 'switchboard/small.txt', size: 5 });
+    expect((await bytesOf((await storage.read('small.txt')).body)).toString()).toBe('small');
+  });
+
+  it('fails an upload whose stream breaks, and stores nothing', async () => {
+    const breaking = new Readable({ read() {} });
+    breaking.push(Buffer.alloc(10_000, 1));
+    setImmediate(() => breaking.destroy(new Error('client went away')));
+    await expect(storage.put('broken.wav', breaking, { contentType: 'audio/wav' })).rejects.toThrow('client went away');
+    await expect(storage.read('broken.wav')).rejects.toBeInstanceOf(StoredFileNotFoundError);
+  });
+
+  it('replaces an object, removes it, and answers StoredFileNotFoundError once it is gone; removing it again does nothing', async () => {
+    await storage.put('r/x.bin', Buffer.from('one'), { contentType: 'application/one' });
+    await storage.put('r/x.bin', Buffer.from('second'), { contentType: 'application/two' });
+    const read = await storage.read('r/x.bin');
+    expect({ type: read.contentType, bytes: (await bytesOf(read.body)).toString() }).toEqual({ type: 'application/two', bytes: 'second' });
+
+    const removal = await requestsOf(() => storage.remove('r/x.bin'));
+    expect(removal.map(described)).toEqual(['DELETE /recordings/switchboard/r/x.bin']);
+    await expect(storage.read('r/x.bin')).rejects.toThrow(new StoredFileNotFoundError('no stored file "r/x.bin"'));
+    await expect(storage.remove('r/x.bin')).resolves.toBeUndefined();
+    await expect(storage.read('never/there.wav')).rejects.toBeInstanceOf(StoredFileNotFoundError);
+  });
+
+  it('does not take a missing bucket for a missing file', async () => {
+    const elsewhere = new S3FileStorage({ ...options, bucket: 'no-such-bucket' });
+    try {
+      const error = await elsewhere.read('a.wav').catch((e: Error) => e);
+      expect(error).not.toBeInstanceOf(StoredFileNotFoundError);
+      expect((error as Error).name).toBe('NoSuchBucket');
+    } finally {
+      elsewhere.close();
+    }
+  });
+
+  it('refuses the keys the filesystem driver refuses, before any request', async () => {
+    const requests = await requestsOf(async () => {
+      for (const key of ['../x', 'a/../../x', '/abs', 'a\0b', 'a//b', '.hidden']) {
+        await expect(storage.put(key, Buffer.from('x'), { contentType: 'text/plain' })).rejects.toBeInstanceOf(InvalidStorageKeyError);
+        await expect(storage.read(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+        await expect(storage.remove(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+        await expect(storage.signedUrl(key, 60)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+      }
+    });
+    expect(requests).toEqual([]);
+  });
+
+  it('signs a GET URL that plain fetch reads until its ttl is over, when the server refuses it as expired', async () => {
+    await storage.put('signed/a.wav', Buffer.from('signed bytes'), { contentType: 'audio/wav' });
+    const url = new URL((await storage.signedUrl('signed/a.wav', 1))!);
+    expect(`${url.origin}${url.pathname}`).toBe(`${s3.url}/recordings/switchboard/signed/a.wav`);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('1');
+    expect(url.searchParams.get('X-Amz-Credential')).toMatch(/^S3RVER\/\d{8}\/eu-west-1\/s3\/aws4_request$/);
+
+    const fresh = await fetch(url);
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('content-type')).toBe('audio/wav');
+    expect(await fresh.text()).toBe('signed bytes');
+
+    // Signed at X-Amz-Date (whole seconds), valid for X-Amz-Expires seconds after it.
+    const signedAt = Date.parse(url.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, signedAt + 2000 - Date.now())));
+    const expired = await fetch(url);
+    expect(expired.status).toBe(403);
+    expect(await expired.text()).toContain('Request has expired');
+  });
+
+  it('refuses a ttl a signed URL cannot have', async () => {
+    for (const ttl of [0, -1, 1.5, 7 * 24 * 3600 + 1]) {
+      await expect(storage.signedUrl('signed/a.wav', ttl)).rejects.toThrow(RangeError);
+    }
+  });
+});
