@@ -2,7 +2,7 @@ import { configRef, coreServices, createServiceFactory, definePlugin } from '../
 import { AGENT_TOPICS, agentDirectoryRef, agentSettingsSlots, type AgentDeletedEvent } from '../agents';
 import * as entities from './entities';
 import { TableAssignment } from './entities';
-import { registerImports } from './imports';
+import { createImportMediaDeps, importMediaDepsRef, importMediaReaders, mediaReaders, registerImports } from './imports';
 import { knowledgeSearchRef } from './knowledge-search';
 import { Migration0001Tables } from './migrations/0001-tables';
 import { Migration0002SearchVectors } from './migrations/0002-search-vectors';
@@ -25,6 +25,7 @@ export { COLUMN_TYPES, type ColumnType } from './model/column-types';
 export { FILTER_OPERATORS, AGGREGATES, ORDER_DIRECTIONS, operatorsFor, type FilterOperator, type RecordFilter, type RecordSort } from './model/operators';
 export type { ColumnJson, RecordJson } from './model/views';
 export type { AssignmentMode } from './entities';
+export { importMediaReaders, contributeImportMediaReader, ImportSourceError, type ImportMediaReader, type ImportItem, type MediaFormat, type MediaUpload, type MediaFile } from './imports';
 
 /**
  * Tables: the agents' knowledge. Typed datasets with records, filled by hand or by
@@ -40,8 +41,12 @@ export default definePlugin({
     { name: '0004-upload-chunk-storage', class: Migration0004UploadChunkStorage },
   ],
   config: tablesConfig,
+  // Readers of media (audio) that other plugins contribute, for file imports.
+  provides: [importMediaReaders],
   contributes: [agentSettingsSlots.add(knowledgeSlot)],
   services: [
+    // One per kernel: where plugins hand over the services their media readers name.
+    createServiceFactory({ service: importMediaDepsRef, deps: {}, factory: createImportMediaDeps }),
     // One per kernel, shared by the record routes (init) and tableRecordsRef.
     createServiceFactory({
       service: recordStoreRef,
@@ -69,11 +74,12 @@ export default definePlugin({
     quotas: coreServices.quotas,
     agents: agentDirectoryRef,
     store: recordStoreRef,
+    mediaDeps: importMediaDepsRef,
   },
-  init({ http, bus, orm, egress, config, logger, quotas, agents, store }) {
+  init({ http, bus, orm, egress, config, logger, quotas, agents, store, mediaDeps }, { extensions }) {
     const settings = config.all();
     // Static paths under /data/ (`/data/imports`) before `/data/:uuid`, which would take them for a table id.
-    registerImports({ http, bus, orm, egress, logger, settings, quotas });
+    registerImports({ http, bus, orm, egress, logger, settings, quotas, media: mediaReaders(extensions.items(importMediaReaders), mediaDeps) });
     for (const route of [...tableRoutes({ bus, searchLanguage: settings.searchLanguage }), ...recordRoutes(store)]) http.route(route);
     registerSearch({ http, bus, orm, egress, logger, agents, settings });
     // No foreign key to `agents` (see the migration): an agent's assignments go when the agent does.

@@ -2,6 +2,7 @@ import { configRef, coreServices, createServiceFactory, createServiceRef, define
 import { agentDirectoryRef, agentWebhookEvents } from '../agents';
 import { conversationWriterRef } from '../conversations';
 import { fileStorageRef } from '../storage';
+import { contributeImportMediaReader } from '../tables';
 import { audio } from './audio';
 import { transcriptionsConfig } from './config';
 import { Transcription } from './entities';
@@ -12,6 +13,7 @@ import { Migration0001Transcriptions } from './migrations/0001-transcriptions';
 import { createRoutes } from './routes/create-routes';
 import { readRoutes } from './routes/read-routes';
 import { callbackSecretColumn } from './secret-columns';
+import { audioTableReader } from './table-import/audio-table-reader';
 import { transcriptionCompletedEvent } from './topics';
 
 // The public API of the transcriptions plugin: what other plugins may import.
@@ -19,6 +21,8 @@ export { TRANSCRIPTION_TOPICS, type TranscriptionCompletedEvent } from './topics
 export { TranscriptionSchema, type TranscriptionJson } from './view';
 
 const depsRef = createServiceRef<TranscriptionDeps>('transcriptions.deps');
+// Audio table imports: the tables plugin's file import reads audio through this plugin's provider.
+const tableImport = contributeImportMediaReader(audioTableReader);
 
 /**
  * Transcriptions: audio (an upload or a URL) checked by content, stored through the
@@ -31,7 +35,7 @@ export default definePlugin({
   entities: [Transcription],
   migrations: [{ name: '0001-transcriptions', class: Migration0001Transcriptions }],
   config: transcriptionsConfig,
-  contributes: [agentWebhookEvents.add(transcriptionCompletedEvent)],
+  contributes: [agentWebhookEvents.add(transcriptionCompletedEvent), ...tableImport.contributes],
   services: [
     createServiceFactory({
       service: depsRef,
@@ -49,8 +53,10 @@ export default definePlugin({
       factory: ({ config, ...deps }) => ({ ...deps, audio, settings: config.all() }),
     }),
   ],
-  deps: { http: coreServices.http, secrets: coreServices.secrets, deps: depsRef },
-  init({ http, secrets, deps }) {
+  deps: { ...tableImport.deps, http: coreServices.http, secrets: coreServices.secrets, deps: depsRef },
+  init(resolved) {
+    const { http, secrets, deps } = resolved;
+    tableImport.init(resolved);
     secrets.declareColumn(callbackSecretColumn);
     for (const route of [...createRoutes(deps), ...readRoutes(deps)]) http.route(route);
     registerTranscriptionJob(deps);

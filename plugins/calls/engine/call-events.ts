@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, type TenantRef } from '../../../core';
 import type { ChatTurnJson } from '../../runtime';
 import type { CallEvent, CallInstruction, ProviderCallStatus } from '../driver';
-import { Call, type EndedReason } from '../entities';
+import type { Call, EndedReason } from '../entities';
 import { CALL_TOPICS, type RecordingPayload } from '../topics';
 import { voiceConfig, type VoiceConfig } from './agent-line';
 import { lockCall } from './call-rows';
@@ -49,9 +49,16 @@ async function endNow(deps: CallDeps, em: EntityManager, call: Call, voice: Voic
   return [...lines.map((line) => say(voice, line)), HANGUP];
 }
 
+/** A call as its callbacks name it: the agent's voice settings are read before its lock is taken. */
+export interface CallRef {
+  uuid: string;
+  agentUuid: string;
+}
+
 /** The callee (or a machine) picked up; an incoming call is answered the same way once it exists. */
-export async function answered(deps: CallDeps, callUuid: string, answeredBy: 'human' | 'machine' | 'unknown'): Promise<CallInstruction[]> {
-  const voice = await voiceOf(deps, await mustFind(deps, callUuid));
+export async function answered(deps: CallDeps, ref: CallRef, answeredBy: 'human' | 'machine' | 'unknown'): Promise<CallInstruction[]> {
+  const callUuid = ref.uuid;
+  const voice = await voiceOf(deps, ref);
   return withTransaction(deps, async (em) => {
     const call = await mustLock(em, callUuid);
     if (call.status === 'ended') return [HANGUP];
@@ -67,8 +74,9 @@ export async function answered(deps: CallDeps, callUuid: string, answeredBy: 'hu
 }
 
 /** The caller said nothing for `silence_timeout_seconds`: a prompt, or the end after `max_silence_prompts` of them. */
-export async function silence(deps: CallDeps, callUuid: string): Promise<CallInstruction[]> {
-  const voice = await voiceOf(deps, await mustFind(deps, callUuid));
+export async function silence(deps: CallDeps, ref: CallRef): Promise<CallInstruction[]> {
+  const callUuid = ref.uuid;
+  const voice = await voiceOf(deps, ref);
   return withTransaction(deps, async (em) => {
     const call = await mustLock(em, callUuid);
     if (call.status === 'ended' || call.endingReason) return [HANGUP];
@@ -83,8 +91,9 @@ export async function silence(deps: CallDeps, callUuid: string): Promise<CallIns
 }
 
 /** One utterance of the caller: one runtime turn, its lines said, and what the turn decided (go on, transfer, end). */
-export async function speech(deps: CallDeps, tenant: TenantRef, callUuid: string, text: string): Promise<CallInstruction[]> {
-  const voice = await voiceOf(deps, await mustFind(deps, callUuid));
+export async function speech(deps: CallDeps, tenant: TenantRef, ref: CallRef, text: string): Promise<CallInstruction[]> {
+  const callUuid = ref.uuid;
+  const voice = await voiceOf(deps, ref);
   const before = await withTransaction(deps, async (em) => {
     const call = await mustLock(em, callUuid);
     if (call.status === 'ended' || call.endingReason) return { instructions: [HANGUP] };
@@ -148,12 +157,6 @@ export async function status(deps: CallDeps, call: Call, em: EntityManager, even
 export async function recording(deps: CallDeps, callUuid: string, url: string): Promise<void> {
   const payload: RecordingPayload = { call_uuid: callUuid, url };
   await withTransaction(deps, () => deps.bus.publish(CALL_TOPICS.recording, payload));
-}
-
-async function mustFind(deps: CallDeps, callUuid: string): Promise<Call> {
-  const call = await deps.orm.em.fork().findOne(Call, { uuid: callUuid });
-  if (!call) throw new NotFoundError('Call not found');
-  return call;
 }
 
 async function mustLock(em: EntityManager, callUuid: string): Promise<Call> {

@@ -58,5 +58,5 @@ export async function incomingCall(deps: CallDeps, em: EntityManager, channel: R
     if (!again || again.status === 'ended') return { callUuid: null, instructions: REFUSE };
     return { callUuid: again.uuid, instructions: [{ type: 'listen', timeoutSeconds: 10, language: 'en-US' }] };
   }
-  return { callUuid: created, instructions: await answered(deps, created, 'human') };
+  return { callUuid: created, instructions: await answered(deps, { uuid: created, agentUuid }, 'human') };
 }

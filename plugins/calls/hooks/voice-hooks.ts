@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { BadRequestError, NotFoundError, Reply, Type, UnauthorizedError, Uuid, defineRoute, type AnyRoute, type TenantRef } from '../../../core';
 import { inboundRequest, publicOrigin, type InboundRequest } from '../../channels';
 import type { CallEvent, CallInstruction, CallbackKind, TelephonyDriver } from '../driver';
-import { answered, recording, silence, speech, status } from '../engine/call-events';
+import { answered, recording, silence, speech, status, type CallRef } from '../engine/call-events';
 import { lockCall, lockCallByExternalId, routeCall } from '../engine/call-rows';
 import type { CallDeps } from '../engine/deps';
 import { incomingCall } from '../engine/incoming';
@@ -42,14 +42,15 @@ const answer = (line: Line, instructions: readonly CallInstruction[]) => {
 };
 
 /** What one event of a call's callback asks for; a status or a recording asks for nothing. */
-async function onEvent(deps: CallDeps, tenant: TenantRef, em: EntityManager, callUuid: string, event: CallEvent): Promise<CallInstruction[]> {
+async function onEvent(deps: CallDeps, tenant: TenantRef, em: EntityManager, ref: CallRef, event: CallEvent): Promise<CallInstruction[]> {
+  const callUuid = ref.uuid;
   switch (event.kind) {
     case 'answered':
-      return answered(deps, callUuid, event.answeredBy);
+      return answered(deps, ref, event.answeredBy);
     case 'speech':
-      return speech(deps, tenant, callUuid, event.text);
+      return speech(deps, tenant, ref, event.text);
     case 'silence':
-      return silence(deps, callUuid);
+      return silence(deps, ref);
     case 'status':
       await em.fork().transactional(async (tx) => {
         const call = await lockCall(tx, callUuid);
@@ -157,7 +158,7 @@ export function voiceHooks(deps: CallDeps): AnyRoute[] {
         verifiedRequest(line.driver, request, line, deps);
         const events = read(() => line.driver.parse(params.kind, request));
         let instructions: CallInstruction[] = [];
-        for (const event of events) instructions = await deps.tenants.run(routed.tenant, () => onEvent(deps, routed.tenant, em, routed.callUuid, event));
+        for (const event of events) instructions = await deps.tenants.run(routed.tenant, () => onEvent(deps, routed.tenant, em, { uuid: routed.callUuid, agentUuid: routed.agentUuid }, event));
         return answer(line, instructions);
       },
     }),

@@ -5,10 +5,12 @@ import { findTable } from '../tables/find-table';
 import type { TablesSettings } from '../tables-config';
 import { TABLE_TOPICS, type ImportJob } from '../topics';
 import { storeContent } from './import-content';
+import type { MediaFormat } from './media-readers';
 
 export interface ImportRequest {
   source: ImportSource;
-  format: ImportFormat;
+  /** A format of this plugin's readers, or of a contributed media reader (stored as text like them). */
+  format: ImportFormat | MediaFormat;
   sourceName: string;
   options: Record<string, unknown>;
   /** Append to this table; else a table is created, named `tableName`. */
@@ -37,7 +39,8 @@ export async function createImport(em: EntityManager, bus: BusService, settings:
     tableUuid: table.uuid,
     createsTable: request.tableUuid === undefined,
     source: request.source,
-    format: request.format,
+    // The entity's union names this plugin's readers only; the column is text.
+    format: request.format as ImportFormat,
     sourceName: request.sourceName,
     options: request.options,
     progressUnit: request.progressUnit,

@@ -20,6 +20,7 @@ import { createImport } from './create-import';
 import { CONTENT_SLICE_BYTES, slicesOf } from './import-content';
 import { CopyPasteBody, FileImportFields, ImportListQuery, ImportParams, ImportSchema, WebsiteBody } from './import-schemas';
 import { importJson } from './import-view';
+import type { MediaReaders } from './media-readers';
 import { AUDIO_NEEDS_TRANSCRIPTION, uploadFormat } from './upload-format';
 
 const tags = ['tables'];
@@ -38,7 +39,7 @@ const ASYNC =
 const baseName = (name: string) => name.split(/[\\/]/).pop() ?? '';
 const withoutExtension = (name: string) => name.replace(/\.[A-Za-z0-9]{1,5}$/, '');
 
-type ImportRouteDeps = { bus: BusService; settings: TablesSettings };
+type ImportRouteDeps = { bus: BusService; settings: TablesSettings; media: MediaReaders };
 
 /**
  * Imports of pasted text, files and websites, and their progress. `/data/imports` must come
@@ -81,17 +82,20 @@ const copyPasteImport = ({ bus, settings }: ImportRouteDeps) =>
     },
   });
 
-const fileImport = ({ bus, settings }: ImportRouteDeps) =>
+const fileImport = ({ bus, settings, media }: ImportRouteDeps) =>
   defineRoute({
     method: 'POST',
     path: '/api/v1/data/import/file',
-    summary: 'Import an uploaded file (CSV, TSV, Excel, JSON, XML, PDF)',
+    summary: 'Import an uploaded file (CSV, TSV, Excel, JSON, XML, PDF, audio)',
     description:
       'A `multipart/form-data` upload: the file as `file`, options as text fields. What the file is comes from its content: CSV or TSV text (UTF-8), ' +
       'an Excel workbook (.xlsx: the sheet `sheet`, else the first; its first row names the columns), a JSON array of objects (their members are the columns), ' +
       'XML (one row per repeated element: `record_element`, else the child of the root that repeats most; child elements and `@attributes` are the columns) ' +
-      'or a PDF (its text in chunks: columns `page` and `content`). ' +
-      `A \`format\` field or a file name extension that the content contradicts is a 422 at \`file\`, as is content of another kind; audio answers 422 "${AUDIO_NEEDS_TRANSCRIPTION}". ` +
+      'a PDF (its text in chunks: columns `page` and `content`) ' +
+      'or audio, where a plugin that transcribes it is installed and configured (the transcriptions plugin with TRANSCRIPTION_BASE_URL: one row per segment, ' +
+      'columns `start` and `end` in seconds, `speaker` as the provider labels it, else empty, and `text`; its formats, TRANSCRIPTION_MAX_FILE_MB and ' +
+      'TRANSCRIPTION_MAX_SECONDS apply, a refusal being a 422 at `file`; its progress stays at 0 bytes until the transcription is done). ' +
+      `A \`format\` field or a file name extension that the content contradicts is a 422 at \`file\`, as is content of another kind; audio without a transcription provider answers 422 "${AUDIO_NEEDS_TRANSCRIPTION}". ` +
       'A file over the upload limit (HTTP_UPLOAD_LIMIT, 50 MiB by default) is a 413. The file name is kept as `source_name` only. ' +
       TARGET +
       ASYNC,
@@ -103,9 +107,10 @@ const fileImport = ({ bus, settings }: ImportRouteDeps) =>
     errors: [404, 413],
     handler: async ({ body, file, em, tenant }) => {
       const upload = file!;
-      const format = await uploadFormat(upload, body.format);
+      const { format, options: read } = await uploadFormat(upload, body.format, media);
       const name = baseName(upload.originalName);
       const options = {
+        ...read,
         ...(format === 'csv' && body.delimiter !== undefined ? { delimiter: body.delimiter } : {}),
         ...(format === 'xlsx' && body.sheet !== undefined ? { sheet: body.sheet } : {}),
         ...(format === 'xml' && body.record_element !== undefined ? { record_element: body.record_element } : {}),

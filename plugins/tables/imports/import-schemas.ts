@@ -2,8 +2,8 @@ import { Component, PageQuery, ResourceId, Timestamp, Type, Uuid, type TSchema }
 
 const Nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
 
-/** The formats `format` may name on a file import; anything else is detected from the content. */
-const FILE_FORMATS = ['csv', 'xlsx', 'json', 'xml', 'pdf'] as const;
+/** The formats `format` may name on a file import; anything else is detected from the content. `audio` is read by a contributed reader (transcriptions). */
+const FILE_FORMATS = ['csv', 'xlsx', 'json', 'xml', 'pdf', 'audio'] as const;
 
 const TABLE_NAME = Type.String({
   minLength: 1,
@@ -24,7 +24,8 @@ export const ImportSchema = Component(
     table_uuid: Uuid({ description: 'The table the rows go to (created by the import, or the one it appends to)' }),
     source: Type.Union([Type.Literal('copypaste'), Type.Literal('file'), Type.Literal('website')]),
     format: Type.Union([...FILE_FORMATS.map((format) => Type.Literal(format)), Type.Literal('website')], {
-      description: 'How the source is read: `csv` (also TSV and pasted text), `xlsx`, `json`, `xml`, `pdf` (text in chunks) or `website` (crawled pages in chunks)',
+      description:
+        'How the source is read: `csv` (also TSV and pasted text), `xlsx`, `json`, `xml`, `pdf` (text in chunks), `audio` (transcribed, one row per segment) or `website` (crawled pages in chunks)',
     }),
     status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')], {
       description: '`queued` until a worker takes it, `running`, then `completed` (its rows are in the table, all at once) or `failed` (none are; see `message`)',
@@ -41,7 +42,7 @@ export const ImportSchema = Component(
     error_count: Type.Integer({ minimum: 0, description: 'Rows that were reported and skipped' }),
     errors: Type.Array(Type.Object({ row: Type.Integer(), message: Type.String() }), {
       description:
-        'The first 100 rows that could not be imported, each with its row number (the nth data row of a CSV or JSON array, the sheet row of a workbook, the nth chunk of a PDF, the nth page of a website) and why',
+        'The first 100 rows that could not be imported, each with its row number (the nth data row of a CSV or JSON array, the sheet row of a workbook, the nth chunk of a PDF, the nth segment of a recording, the nth page of a website) and why',
     }),
     message: Nullable(Type.String(), 'Why a failed import failed; null otherwise'),
     source_name: Type.String({ description: 'The uploaded file’s name or the crawled URL, as given (shown only, never used as a path)' }),

@@ -1,3 +1,8 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BusMessage, BusService, Egress, Logger, OrmService, QuotaService } from '../../../core';
 import { rowRoom } from '../records/row-quota';
@@ -10,7 +15,8 @@ import type { ImportJob } from '../topics';
 import { TYPE_SAMPLE_ROWS, inferCellType } from './cell-values';
 import { cleanColumnNames, planColumns, recordValues } from './column-plan';
 import { deleteContent, readContent } from './import-content';
-import { ImportSourceError, type ImportItem, type ImportReader, type ImportReaderContext } from './import-reader';
+import { ImportSourceError, type ImportItem, type ImportReaderContext } from './import-reader';
+import type { MediaReaders } from './media-readers';
 import { ProgressReporter, type Progress } from './progress-reporter';
 import { READERS } from './readers';
 import { RecordWriter } from './record-writer';
@@ -24,6 +30,8 @@ export interface ImportRunnerDeps {
   settings: TablesSettings;
   /** The tenant's `table_rows` quota: an import past it fails with the quota's message, its rows rolled back. */
   quotas?: QuotaService;
+  /** The readers other plugins contribute (audio, read by the transcriptions plugin). */
+  media: MediaReaders;
 }
 
 /** Deliveries of an import job; after the last one an unexpected failure fails the import instead of retrying it. */
@@ -31,13 +39,14 @@ export const IMPORT_ATTEMPTS = 3;
 
 /**
  * What the job's prepare read before the transaction opened: a website's items (its
- * crawl, bounded by the page limit), or why the crawl failed. Sources that are
- * uploads are read in the handler, streamed from the stored content.
+ * crawl, bounded by the page limit) or a media upload's (a recording's transcribed
+ * segments), or why reading failed. Other uploads are read in the handler, streamed
+ * from the stored content.
  */
 export type PreparedImport = { items: ImportItem[]; progress: Progress | undefined } | { failure: unknown; progress: Progress | undefined };
 
-/** Sources read over the network, which the job reads in its prepare (no transaction waits on a slow site). */
-const READ_BEFORE_TRANSACTION = new Set<string>(['website']);
+/** Sources read over the network, which the job reads in its prepare (no transaction waits on a slow site or a transcription provider). */
+const readBeforeTransaction = (deps: ImportRunnerDeps, format: string) => format === 'website' || deps.media.isMedia(format);
 
 interface Outcome {
   rows: number;
@@ -58,11 +67,11 @@ export async function runImport(deps: ImportRunnerDeps, message: BusMessage<Impo
   const tenantUuid = message.tenant!.uuid;
   const job = await em.findOne(TableImport, { uuid: message.payload.import_uuid });
   if (!job || job.status === 'completed' || job.status === 'failed') return;
-  if (READ_BEFORE_TRANSACTION.has(job.format) && !prepared) return; // its prepare found it no longer queued or running
+  if (readBeforeTransaction(deps, job.format) && !prepared) return; // its prepare found it no longer queued or running
 
   let outcome: Outcome | undefined;
   let failure: unknown = prepared && 'failure' in prepared ? prepared.failure : undefined;
-  // Prepare reported a website's progress already; an upload reports its bytes while the rows are written.
+  // Prepare reported a website's progress already; an upload read here reports its bytes while the rows are written.
   const progress = prepared ? null : new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
   if (progress && !(await progress.start())) return;
   if (failure === undefined) {
@@ -108,31 +117,58 @@ async function finish(em: EntityManager, job: TableImport, tenantUuid: string, r
 }
 
 /**
- * The job's prepare: for a source read over the network (a website), marks the import
- * running and reads all of its items, reporting progress as it goes, before the
- * message's transaction opens. Null for other sources (the handler streams them), or
- * when the import is no longer queued or running. A source that cannot be read, or an
- * unexpected failure on the last attempt, is handed to the handler to fail the import;
- * an unexpected failure before the last attempt is thrown, so the bus retries the job.
+ * The job's prepare: for a source read over the network (a website, or media a
+ * contributed reader sends to its provider), marks the import running and reads all of
+ * its items, reporting a crawl's progress as it goes, before the message's transaction
+ * opens. Null for other sources (the handler streams them), or when the import is no
+ * longer queued or running. A source that cannot be read, or an unexpected failure on
+ * the last attempt, is handed to the handler to fail the import; an unexpected failure
+ * before the last attempt is thrown, so the bus retries the job.
  */
 export async function prepareImport(deps: ImportRunnerDeps, message: BusMessage<ImportJob>, em: EntityManager): Promise<PreparedImport | null> {
   const tenantUuid = message.tenant!.uuid;
   const job = await em.findOne(TableImport, { uuid: message.payload.import_uuid });
-  if (!job || job.status === 'completed' || job.status === 'failed' || !READ_BEFORE_TRANSACTION.has(job.format)) return null;
+  if (!job || job.status === 'completed' || job.status === 'failed' || !readBeforeTransaction(deps, job.format)) return null;
   const progress = new ProgressReporter(deps.orm.fork(), tenantUuid, job.uuid, deps.logger);
   if (!(await progress.start())) return null;
   const items: ImportItem[] = [];
   try {
-    for await (const item of READERS[job.format](readerContext(deps, job, progress, () => {
-      throw new Error(`a ${job.format} import has no stored content`);
-    })))
-      items.push(item);
+    const source = deps.media.isMedia(job.format)
+      ? readMedia(deps, em, job, tenantUuid)
+      : READERS[job.format](
+          readerContext(deps, job, progress, () => {
+            throw new Error(`a ${job.format} import has no stored content`);
+          }),
+        );
+    for await (const item of source) items.push(item);
   } catch (error) {
     const last = await progress.stop();
     if (!(error instanceof ImportSourceError) && message.attempt < IMPORT_ATTEMPTS) throw error;
     return { failure: error, progress: last };
   }
   return { items, progress: await progress.stop() };
+}
+
+/** Why a media import cannot be read when its reader is gone (its plugin removed, or its provider no longer configured). */
+const MEDIA_UNAVAILABLE = { audio: 'An audio import needs a transcription provider, and none is configured now' };
+
+/**
+ * A media upload read by its contributed reader: the stored content written back to a
+ * temporary file (read slice by slice outside any transaction), deleted after the read.
+ */
+async function* readMedia(deps: ImportRunnerDeps, em: EntityManager, job: TableImport, tenantUuid: string): AsyncGenerator<ImportItem> {
+  const format = job.format as string;
+  if (!deps.media.isMedia(format)) throw new Error(`${format} is not a media format`);
+  const reader = deps.media.get(format);
+  if (!reader) throw new ImportSourceError(MEDIA_UNAVAILABLE[format]);
+  const dir = await mkdtemp(path.join(tmpdir(), 'table-import-'));
+  try {
+    const file = path.join(dir, 'upload');
+    await pipeline(readContent(em, tenantUuid, job.uuid, () => undefined), createWriteStream(file));
+    yield* reader.read({ path: file, size: Number(job.progressTotal ?? 0), options: job.options });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 function readerContext(deps: ImportRunnerDeps, job: TableImport, progress: ProgressReporter | null, content: ImportReaderContext['content']): ImportReaderContext {
@@ -161,8 +197,7 @@ async function importRows(
   read: ImportItem[] | null,
 ): Promise<Outcome> {
   const size = Number(job.progressTotal ?? 0);
-  const reader: ImportReader = READERS[job.format];
-  const source = read ? replay(read) : reader(readerContext(deps, job, progress, () => readContent(tx, tenantUuid, job.uuid, (bytes) => progress?.report(bytes, size))));
+  const source = read ? replay(read) : READERS[job.format](readerContext(deps, job, progress, () => readContent(tx, tenantUuid, job.uuid, (bytes) => progress?.report(bytes, size))));
   const items = source[Symbol.asyncIterator]();
 
   const first = await items.next();

@@ -131,7 +131,7 @@ describe('switchboard CLI', () => {
         { id: 'calls-outreach', dependsOn: ['calls', 'contacts', 'outreach'], origin: path.join(ROOT, 'plugins/calls-outreach') },
         { id: 'channels-outreach', dependsOn: ['channels', 'contacts', 'outreach'], origin: path.join(ROOT, 'plugins/channels-outreach') },
         { id: 'telephony', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/telephony') },
-        { id: 'transcriptions', dependsOn: ['agents', 'conversations', 'storage', 'agent-webhooks'], origin: path.join(ROOT, 'plugins/transcriptions') },
+        { id: 'transcriptions', dependsOn: ['agents', 'conversations', 'storage', 'agent-webhooks', 'tables'], origin: path.join(ROOT, 'plugins/transcriptions') },
         { id: 'web-chat', dependsOn: ['agents', 'conversations', 'runtime'], origin: path.join(ROOT, 'plugins/web-chat') },
         { id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') },
       ]);

@@ -9,7 +9,7 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { ApiClient, TestKernel } from '../../../core/testing';
 
-export const TRANSCRIPTION_PLUGINS = ['agents', 'conversations', 'storage', 'agent-webhooks', 'transcriptions'].map((id) => path.resolve(__dirname, '../../../plugins', id));
+export const TRANSCRIPTION_PLUGINS = ['agents', 'conversations', 'storage', 'agent-webhooks', 'tables', 'transcriptions'].map((id) => path.resolve(__dirname, '../../../plugins', id));
 
 /** A spoken recording made by espeak-ng (a WAV file), as bytes. */
 export function spoken(text: string): Buffer {
