@@ -60,16 +60,17 @@ import type { Pool } from 'pg';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { fmt, median, numberEnv, printTable, round3, writeResults } from './lib/bench-stats';
-import { ask as askKernel, spawnChild, stopChildren } from './lib/channels-children';
+import { fmt, medians, numberEnv, printTable, round3, resultsStamp, writeResults } from './lib/bench-stats';
+import { benchMain, type BenchFrame } from './lib/bench-main';
+import { benchKernelSettings } from './lib/bench-kernel';
+import { ask as askChild, spawnChild, spawnKernel } from './lib/children';
 import { platformTurn, wallClock, type PlatformTarget, type TurnSample } from './lib/runtime-clients';
 import { userMessage } from './lib/runtime-scripted';
-import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 import { signTwilioRequest } from '../test/plugins/channels/drivers/twilio/twilio-server';
 import { databaseCpu, databaseCpuSpent } from './calls/cpu';
 import type { KernelMessage, KernelSettings } from './calls/kernel';
 import type { RunReport, ScriptedMessage, ScriptedRequest } from './calls/scripted';
-import { replyText } from './calls/scripted';
+import { replyText } from './lib/turn-ids';
 import { runLine, summariseCalls, summariseRequests, type RunResult, type Side } from './calls/summary';
 
 const RESULTS = path.join(__dirname, 'results', 'calls.json');
@@ -99,17 +100,7 @@ const IDLE_SETTLE_MS = 3000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 /** Sends `message` to the scripted child and waits for its answer of `type`. */
-function ask<T extends ScriptedMessage['type']>(child: ChildProcess, message: ScriptedRequest, type: T): Promise<Extract<ScriptedMessage, { type: T }>> {
-  return new Promise((resolve) => {
-    const listener = (answer: any) => {
-      if (answer?.type !== type) return;
-      child.off('message', listener);
-      resolve(answer);
-    };
-    child.on('message', listener);
-    child.send(message);
-  });
-}
+const ask = <T extends ScriptedMessage['type']>(child: ChildProcess, message: ScriptedRequest, type: T) => askChild<Extract<ScriptedMessage, { type: T }>>(child, message, type);
 
 interface Target {
   url: string;
@@ -297,7 +288,7 @@ async function listenTurn(dispatcher: Agent, url: string, authToken: string, fie
   }
 }
 
-async function main(): Promise<void> {
+async function main({ database, children, onClose }: BenchFrame): Promise<number> {
   const settings = {
     calls: numberEnv('BENCH_CALLS', 100),
     turnsPerCall: numberEnv('BENCH_TURNS', 6),
@@ -305,187 +296,154 @@ async function main(): Promise<void> {
     warmupCalls: numberEnv('BENCH_WARMUP_CALLS', 20),
     timeScale: numberEnv('BENCH_TIME_SCALE', 1),
   };
-  const { createTestDatabase, stopEmbedded } = require('../core/testing/test-database') as typeof import('../core/testing/test-database');
-  const database = await createTestDatabase();
-  const children: ChildProcess[] = [];
   const { Pool } = require('pg') as typeof import('pg');
   const pool = new Pool({ connectionString: database.url, max: 1 });
+  onClose(() => pool.end());
   const dispatcher = new Agent({ connections: settings.calls * 2, keepAliveTimeout: 60_000 });
-  let exitCode = 0;
-  try {
-    const scriptedChild = spawnChild<Extract<ScriptedMessage, { type: 'ready' }>>(path.join(__dirname, 'calls', 'scripted.ts'), { BENCH_TIME_SCALE: String(settings.timeScale) });
-    children.push(scriptedChild.child);
-    const servers = await scriptedChild.ready;
-    const scripted = scriptedChild.child;
-    const kernelSettings: KernelSettings = {
-      databaseUrl: database.url,
-      llmUrl: servers.llmUrl,
-      twilioUrl: servers.twilioUrl,
-      baseDomain: BASE_DOMAIN,
-      tenantSlug: TENANT_SLUG,
-      overrides: process.env.BENCH_KERNEL_CONFIG ? JSON.parse(process.env.BENCH_KERNEL_CONFIG) : {},
-    };
-    const kernelChild = spawnChild<Extract<KernelMessage, { type: 'ready' }>>(
-      path.join(__dirname, 'calls', 'kernel.ts'),
-      { BENCH_KERNEL_SETTINGS: JSON.stringify(kernelSettings) },
-      [...SERVER_NODE_FLAGS, ...(process.env.BENCH_KERNEL_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)],
-    );
-    children.push(kernelChild.child);
-    const kernel = await kernelChild.ready;
+  onClose(() => dispatcher.close());
+  const scriptedChild = spawnChild<Extract<ScriptedMessage, { type: 'ready' }>>(path.join(__dirname, 'calls', 'scripted.ts'), { BENCH_TIME_SCALE: String(settings.timeScale) });
+  children.push(scriptedChild.child);
+  const servers = await scriptedChild.ready;
+  const scripted = scriptedChild.child;
+  const kernelSettings: KernelSettings = { ...benchKernelSettings(database.url, servers.llmUrl, TENANT_SLUG, BASE_DOMAIN), twilioUrl: servers.twilioUrl };
+  const kernelChild = spawnKernel(path.join(__dirname, 'calls', 'kernel.ts'), kernelSettings);
+  children.push(kernelChild.child);
+  const kernel = await kernelChild.ready;
 
-    const host = `${TENANT_SLUG}.${BASE_DOMAIN}`;
-    const seedTarget: Target = { url: kernel.url, host, token: kernel.token, agentUuid: '', dispatcher };
-    const agentUuid = await seed(seedTarget, servers.accountSid, servers.authToken);
-    const target: Target = { ...seedTarget, agentUuid };
-    const chat: PlatformTarget = { url: kernel.url, host, token: kernel.token, agentUuid, dispatcher };
+  const host = `${TENANT_SLUG}.${BASE_DOMAIN}`;
+  const seedTarget: Target = { url: kernel.url, host, token: kernel.token, agentUuid: '', dispatcher };
+  const agentUuid = await seed(seedTarget, servers.accountSid, servers.authToken);
+  const target: Target = { ...seedTarget, agentUuid };
+  const chat: PlatformTarget = { url: kernel.url, host, token: kernel.token, agentUuid, dispatcher };
 
-    // One call of one turn and one chat turn first: the path works (placing, answer, signature, turn, hangup) before anything is measured.
-    let runIndex = 0;
-    const check = summariseCalls(0, 1, 1, await callsRun(scripted, target, runIndex++, 1, 1, settings.timeScale));
-    if (check.turns !== 1 || check.callsCompleted !== 1) throw new Error(`the sample call failed: ${runLine(check)} ${check.errors.join(' | ')}`);
-    const firstChat = await chatRun(chat, runIndex++, 1, 1, settings.timeScale);
-    if (!firstChat[0]?.ok) throw new Error(`the sample chat turn failed: ${firstChat[0]?.error}`);
-    await ask(scripted, { type: 'report' }, 'report');
+  // One call of one turn and one chat turn first: the path works (placing, answer, signature, turn, hangup) before anything is measured.
+  let runIndex = 0;
+  const check = summariseCalls(0, 1, 1, await callsRun(scripted, target, runIndex++, 1, 1, settings.timeScale));
+  if (check.turns !== 1 || check.callsCompleted !== 1) throw new Error(`the sample call failed: ${runLine(check)} ${check.errors.join(' | ')}`);
+  const firstChat = await chatRun(chat, runIndex++, 1, 1, settings.timeScale);
+  if (!firstChat[0]?.ok) throw new Error(`the sample chat turn failed: ${firstChat[0]?.error}`);
+  await ask(scripted, { type: 'report' }, 'report');
 
-    console.log(
-      `calls: ${settings.calls} concurrent calls of ${settings.turnsPerCall} turns (one turn per call every ${fmt(cycleMs(settings.timeScale) / 1000, 2)} s), ` +
-        `${settings.rounds} rounds per side after a warm-up of ${settings.warmupCalls} (${os.cpus().length} CPUs, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`,
-    );
-    const idle = { kernel: 0, db: 0 };
-    const kernelCpu = async () => (await askKernel<Extract<KernelMessage, { type: 'cpu' }>>(kernelChild.child, 'cpu', 'cpu')).ms;
-    const account = { sid: servers.accountSid, authToken: servers.authToken };
-    const runSide = async (side: Side, lines: number, turns: number, round: number): Promise<RunResult> => {
-      const index = runIndex++;
-      const loadAverage = os.loadavg()[0];
-      const cpu = new CpuWindow(kernelCpu, pool, idle);
-      let result: RunResult;
-      if (side === 'calls') {
+  console.log(
+    `calls: ${settings.calls} concurrent calls of ${settings.turnsPerCall} turns (one turn per call every ${fmt(cycleMs(settings.timeScale) / 1000, 2)} s), ` +
+      `${settings.rounds} rounds per side after a warm-up of ${settings.warmupCalls} (${os.cpus().length} CPUs, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`,
+  );
+  const idle = { kernel: 0, db: 0 };
+  const kernelCpu = async () => (await askChild<Extract<KernelMessage, { type: 'cpu' }>>(kernelChild.child, 'cpu', 'cpu')).ms;
+  const account = { sid: servers.accountSid, authToken: servers.authToken };
+  const runSide = async (side: Side, lines: number, turns: number, round: number): Promise<RunResult> => {
+    const index = runIndex++;
+    const loadAverage = os.loadavg()[0];
+    const cpu = new CpuWindow(kernelCpu, pool, idle);
+    let result: RunResult;
+    if (side === 'calls') {
+      await cpu.start();
+      const report = await callsRun(scripted, target, index, lines, turns, settings.timeScale);
+      await cpu.stop();
+      result = summariseCalls(round, lines, turns, report);
+    } else {
+      let samples: TurnSample[];
+      if (side === 'listen') samples = await listenRun(scripted, target, account, index, lines, turns, settings.timeScale, cpu);
+      else {
         await cpu.start();
-        const report = await callsRun(scripted, target, index, lines, turns, settings.timeScale);
+        samples = await chatRun(chat, index, lines, turns, settings.timeScale);
         await cpu.stop();
-        result = summariseCalls(round, lines, turns, report);
-      } else {
-        let samples: TurnSample[];
-        if (side === 'listen') samples = await listenRun(scripted, target, account, index, lines, turns, settings.timeScale, cpu);
-        else {
-          await cpu.start();
-          samples = await chatRun(chat, index, lines, turns, settings.timeScale);
-          await cpu.stop();
-        }
-        result = summariseRequests(side, round, lines, samples, (await ask(scripted, { type: 'report' }, 'report')).report.spans);
       }
-      const perTurn = (ms: number) => (result.turns > 0 ? round3(ms / result.turns) : NaN);
-      return { ...result, kernelCpuMsPerTurn: perTurn(cpu.kernelMs), dbCpuMsPerTurn: perTurn(cpu.dbMs), loadAverage: round3(loadAverage) };
-    };
-    const sides: Side[] = ['calls', 'listen', 'chat'];
-    if (settings.warmupCalls > 0) for (const side of sides) await runSide(side, settings.warmupCalls, 2, 0);
-    // What the kernel and its database cost with nothing to do, per second (taken out of each run's CPU per turn), once the warm-up's work is done.
-    await sleep(IDLE_SETTLE_MS);
-    const idleWindow = new CpuWindow(kernelCpu, pool, { kernel: 0, db: 0 });
-    await idleWindow.start();
-    await sleep(IDLE_SAMPLE_MS);
-    await idleWindow.stop();
-    Object.assign(idle, { kernel: round3(idleWindow.kernelMs / (IDLE_SAMPLE_MS / 1000)), db: round3(idleWindow.dbMs / (IDLE_SAMPLE_MS / 1000)) });
-    console.log(`  idle: kernel ${fmt(idle.kernel)} ms CPU/s, PostgreSQL ${fmt(idle.db)} ms CPU/s (taken out of the CPU per turn)`);
-    const runs: RunResult[] = [];
-    for (let round = 1; round <= settings.rounds; round++) {
-      // Each side goes first in turn.
-      const order: Side[] = sides.map((_, i) => sides[(i + round - 1) % sides.length]);
-      for (const side of order) {
-        const result = await runSide(side, settings.calls, settings.turnsPerCall, round);
-        runs.push(result);
-        console.log(runLine(result));
-        if (result.errors.length > 0) console.log(`    first errors: ${result.errors.slice(0, 3).join(' | ')}`);
-      }
+      result = summariseRequests(side, round, lines, samples, (await ask(scripted, { type: 'report' }, 'report')).report.spans);
     }
-
-    const per = (side: Side) => {
-      const mine = runs.filter((r) => r.side === side);
-      const m = (pick: (r: RunResult) => number | null) => round3(median(mine.map((r) => pick(r) ?? NaN)));
-      return {
-        turnsPerSecond: m((r) => r.turnsPerSecond),
-        latencyP50: m((r) => r.latencyP50),
-        latencyP99: m((r) => r.latencyP99),
-        modelP50: m((r) => r.modelP50),
-        modelP99: m((r) => r.modelP99),
-        ownP50: m((r) => r.ownP50),
-        ownP99: m((r) => r.ownP99),
-        answerP50: side === 'calls' ? m((r) => r.answerP50) : null,
-        answerP99: side === 'calls' ? m((r) => r.answerP99) : null,
-        callsCompleted: side === 'calls' ? Math.min(...mine.map((r) => r.callsCompleted ?? 0)) : null,
-        peakLive: side === 'calls' ? Math.min(...mine.map((r) => r.peakLive ?? 0)) : null,
-        secondsAllLive: side === 'calls' ? m((r) => r.secondsAllLive) : null,
-        kernelCpuMsPerTurn: m((r) => r.kernelCpuMsPerTurn),
-        dbCpuMsPerTurn: m((r) => r.dbCpuMsPerTurn),
-        loadAverage: m((r) => r.loadAverage),
-      };
-    };
-    const summary = { calls: per('calls'), listen: per('listen'), chat: per('chat') };
-    // What the calls path costs beyond the runtime turn alone (chat, the floor), end to end and per callback.
-    const callsPath = {
-      callsOwnP50: round3(summary.calls.ownP50 - summary.chat.ownP50),
-      callsOwnP99: round3(summary.calls.ownP99 - summary.chat.ownP99),
-      listenOwnP50: round3(summary.listen.ownP50 - summary.chat.ownP50),
-      listenOwnP99: round3(summary.listen.ownP99 - summary.chat.ownP99),
-    };
-    // Judged end to end (calls set up and ended while others talk, as in life); the listen side is the callback alone.
-    const goals = {
-      concurrentCalls: { goal: `>= ${GOALS.calls} calls in progress at once`, value: summary.calls.peakLive ?? 0, met: (summary.calls.peakLive ?? 0) >= GOALS.calls },
-      ownP50: { goal: `<= ${GOALS.ownP50Ms} ms`, value: summary.calls.ownP50, met: summary.calls.ownP50 <= GOALS.ownP50Ms },
-      ownP99: { goal: `<= ${GOALS.ownP99Ms} ms`, value: summary.calls.ownP99, met: summary.calls.ownP99 <= GOALS.ownP99Ms },
-    };
-
-    const met = (goal: { met: boolean }) => (goal.met ? 'MET' : 'MISSED');
-    const three = (pick: (side: (typeof summary)['calls']) => number | null, digits = 2, unit = ' ms') =>
-      `${fmt(pick(summary.calls) ?? NaN, digits)} | ${fmt(pick(summary.listen) ?? NaN, digits)} | ${fmt(pick(summary.chat) ?? NaN, digits)}${unit}`;
-    console.log('');
-    console.log(`median of ${settings.rounds} runs per side; calls: end to end through the Twilio-shaped server; listen: callbacks posted by the bench on ${settings.calls} held calls; chat: the runtime turn alone`);
-    console.log(`platform time = SpeechResult callback -> TwiML (calls, listen) or request -> answer (chat), less the model's spans`);
-    printTable(
-      [
-        ['calls in progress at once (peak, lowest of the runs)', `${summary.calls.peakLive} (all ${settings.calls} for ${fmt(summary.calls.secondsAllLive ?? 0, 1)} s)`, `goal >= ${GOALS.calls} ${met(goals.concurrentCalls)}`],
-        ['calls completed (every turn heard; lowest of the runs)', `${summary.calls.callsCompleted} of ${settings.calls}`, ''],
-        ['turns/s  calls | listen | chat', three((x) => x.turnsPerSecond, 1, ''), 'set by the calls’ pace, not a capacity'],
-        ['latency p50  calls | listen | chat', three((x) => x.latencyP50), ''],
-        ['latency p99  calls | listen | chat', three((x) => x.latencyP99), ''],
-        ['model’s time p50  calls | listen | chat', three((x) => x.modelP50), 'scripted, answers at once'],
-        ['platform time p50  calls | listen | chat', three((x) => x.ownP50), `goal calls <= ${GOALS.ownP50Ms} ms ${met(goals.ownP50)}`],
-        ['platform time p99  calls | listen | chat', three((x) => x.ownP99), `goal calls <= ${GOALS.ownP99Ms} ms ${met(goals.ownP99)}`],
-        ['beyond the runtime turn p50  calls | listen', `${fmt(callsPath.callsOwnP50)} | ${fmt(callsPath.listenOwnP50)} ms`, 'less chat (the floor)'],
-        ['beyond the runtime turn p99  calls | listen', `${fmt(callsPath.callsOwnP99)} | ${fmt(callsPath.listenOwnP99)} ms`, ''],
-        ['CPU per turn, kernel  calls | listen | chat', three((x) => x.kernelCpuMsPerTurn), 'calls: their setup and end included'],
-        ['CPU per turn, PostgreSQL  calls | listen | chat', three((x) => x.dbCpuMsPerTurn), 'the bench database’s backends'],
-        ['load average (1 min) as runs started  calls | listen | chat', three((x) => x.loadAverage, 1, ''), `${os.cpus().length} CPUs, shared`],
-        ['answer callback -> first TwiML p50 | p99', `${fmt(summary.calls.answerP50 ?? NaN)} | ${fmt(summary.calls.answerP99 ?? NaN)} ms`, 'no model'],
-      ],
-      28,
-    );
-
-    const invalid = runs.filter((r) => r.failed > 0 || r.unattributed > r.turns * 0.01 || (r.side === 'calls' && r.callsCompleted !== r.lines));
-    if (invalid.length > 0) console.log(`  WARNING: ${invalid.length} run(s) had failed calls or turns, or unattributed turns; the figures are not valid`);
-    const results = {
-      bench: 'calls',
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: os.cpus().length,
-      loadAverage: os.loadavg(),
-      settings,
-      idleCpuMsPerSecond: idle,
-      summary,
-      callsPath,
-      goals,
-      valid: invalid.length === 0,
-      runs,
-    };
-    exitCode = writeResults(RESULTS, results);
-  } finally {
-    await stopChildren(children);
-    await pool.end().catch(() => {});
-    await dispatcher.close().catch(() => {});
-    await database.drop().catch((error) => console.error('dropping the bench database failed:', error));
-    await stopEmbedded?.().catch(() => {});
+    const perTurn = (ms: number) => (result.turns > 0 ? round3(ms / result.turns) : NaN);
+    return { ...result, kernelCpuMsPerTurn: perTurn(cpu.kernelMs), dbCpuMsPerTurn: perTurn(cpu.dbMs), loadAverage: round3(loadAverage) };
+  };
+  const sides: Side[] = ['calls', 'listen', 'chat'];
+  if (settings.warmupCalls > 0) for (const side of sides) await runSide(side, settings.warmupCalls, 2, 0);
+  // What the kernel and its database cost with nothing to do, per second (taken out of each run's CPU per turn), once the warm-up's work is done.
+  await sleep(IDLE_SETTLE_MS);
+  const idleWindow = new CpuWindow(kernelCpu, pool, { kernel: 0, db: 0 });
+  await idleWindow.start();
+  await sleep(IDLE_SAMPLE_MS);
+  await idleWindow.stop();
+  Object.assign(idle, { kernel: round3(idleWindow.kernelMs / (IDLE_SAMPLE_MS / 1000)), db: round3(idleWindow.dbMs / (IDLE_SAMPLE_MS / 1000)) });
+  console.log(`  idle: kernel ${fmt(idle.kernel)} ms CPU/s, PostgreSQL ${fmt(idle.db)} ms CPU/s (taken out of the CPU per turn)`);
+  const runs: RunResult[] = [];
+  for (let round = 1; round <= settings.rounds; round++) {
+    // Each side goes first in turn.
+    const order: Side[] = sides.map((_, i) => sides[(i + round - 1) % sides.length]);
+    for (const side of order) {
+      const result = await runSide(side, settings.calls, settings.turnsPerCall, round);
+      runs.push(result);
+      console.log(runLine(result));
+      if (result.errors.length > 0) console.log(`    first errors: ${result.errors.slice(0, 3).join(' | ')}`);
+    }
   }
-  process.exit(exitCode);
+
+  const per = (side: Side) => {
+    const mine = runs.filter((r) => r.side === side);
+    const callsOnly = side === 'calls';
+    const lowest = (pick: (r: RunResult) => number | null) => (callsOnly ? Math.min(...mine.map((r) => pick(r) ?? 0)) : null);
+    const figures = medians(mine, ['turnsPerSecond', 'latencyP50', 'latencyP99', 'modelP50', 'modelP99', 'ownP50', 'ownP99', 'answerP50', 'answerP99', 'secondsAllLive', 'kernelCpuMsPerTurn', 'dbCpuMsPerTurn', 'loadAverage']);
+    return {
+      ...figures,
+      answerP50: callsOnly ? figures.answerP50 : null,
+      answerP99: callsOnly ? figures.answerP99 : null,
+      callsCompleted: lowest((r) => r.callsCompleted),
+      peakLive: lowest((r) => r.peakLive),
+      secondsAllLive: callsOnly ? figures.secondsAllLive : null,
+    };
+  };
+  const summary = { calls: per('calls'), listen: per('listen'), chat: per('chat') };
+  // What the calls path costs beyond the runtime turn alone (chat, the floor), end to end and per callback.
+  const callsPath = {
+    callsOwnP50: round3(summary.calls.ownP50 - summary.chat.ownP50),
+    callsOwnP99: round3(summary.calls.ownP99 - summary.chat.ownP99),
+    listenOwnP50: round3(summary.listen.ownP50 - summary.chat.ownP50),
+    listenOwnP99: round3(summary.listen.ownP99 - summary.chat.ownP99),
+  };
+  // Judged end to end (calls set up and ended while others talk, as in life); the listen side is the callback alone.
+  const goals = {
+    concurrentCalls: { goal: `>= ${GOALS.calls} calls in progress at once`, value: summary.calls.peakLive ?? 0, met: (summary.calls.peakLive ?? 0) >= GOALS.calls },
+    ownP50: { goal: `<= ${GOALS.ownP50Ms} ms`, value: summary.calls.ownP50, met: summary.calls.ownP50 <= GOALS.ownP50Ms },
+    ownP99: { goal: `<= ${GOALS.ownP99Ms} ms`, value: summary.calls.ownP99, met: summary.calls.ownP99 <= GOALS.ownP99Ms },
+  };
+
+  const met = (goal: { met: boolean }) => (goal.met ? 'MET' : 'MISSED');
+  const three = (pick: (side: (typeof summary)['calls']) => number | null, digits = 2, unit = ' ms') =>
+    `${fmt(pick(summary.calls) ?? NaN, digits)} | ${fmt(pick(summary.listen) ?? NaN, digits)} | ${fmt(pick(summary.chat) ?? NaN, digits)}${unit}`;
+  console.log('');
+  console.log(`median of ${settings.rounds} runs per side; calls: end to end through the Twilio-shaped server; listen: callbacks posted by the bench on ${settings.calls} held calls; chat: the runtime turn alone`);
+  console.log(`platform time = SpeechResult callback -> TwiML (calls, listen) or request -> answer (chat), less the model's spans`);
+  printTable(
+    [
+      ['calls in progress at once (peak, lowest of the runs)', `${summary.calls.peakLive} (all ${settings.calls} for ${fmt(summary.calls.secondsAllLive ?? 0, 1)} s)`, `goal >= ${GOALS.calls} ${met(goals.concurrentCalls)}`],
+      ['calls completed (every turn heard; lowest of the runs)', `${summary.calls.callsCompleted} of ${settings.calls}`, ''],
+      ['turns/s  calls | listen | chat', three((x) => x.turnsPerSecond, 1, ''), 'set by the calls’ pace, not a capacity'],
+      ['latency p50  calls | listen | chat', three((x) => x.latencyP50), ''],
+      ['latency p99  calls | listen | chat', three((x) => x.latencyP99), ''],
+      ['model’s time p50  calls | listen | chat', three((x) => x.modelP50), 'scripted, answers at once'],
+      ['platform time p50  calls | listen | chat', three((x) => x.ownP50), `goal calls <= ${GOALS.ownP50Ms} ms ${met(goals.ownP50)}`],
+      ['platform time p99  calls | listen | chat', three((x) => x.ownP99), `goal calls <= ${GOALS.ownP99Ms} ms ${met(goals.ownP99)}`],
+      ['beyond the runtime turn p50  calls | listen', `${fmt(callsPath.callsOwnP50)} | ${fmt(callsPath.listenOwnP50)} ms`, 'less chat (the floor)'],
+      ['beyond the runtime turn p99  calls | listen', `${fmt(callsPath.callsOwnP99)} | ${fmt(callsPath.listenOwnP99)} ms`, ''],
+      ['CPU per turn, kernel  calls | listen | chat', three((x) => x.kernelCpuMsPerTurn), 'calls: their setup and end included'],
+      ['CPU per turn, PostgreSQL  calls | listen | chat', three((x) => x.dbCpuMsPerTurn), 'the bench database’s backends'],
+      ['load average (1 min) as runs started  calls | listen | chat', three((x) => x.loadAverage, 1, ''), `${os.cpus().length} CPUs, shared`],
+      ['answer callback -> first TwiML p50 | p99', `${fmt(summary.calls.answerP50 ?? NaN)} | ${fmt(summary.calls.answerP99 ?? NaN)} ms`, 'no model'],
+    ],
+    28,
+  );
+
+  const invalid = runs.filter((r) => r.failed > 0 || r.unattributed > r.turns * 0.01 || (r.side === 'calls' && r.callsCompleted !== r.lines));
+  if (invalid.length > 0) console.log(`  WARNING: ${invalid.length} run(s) had failed calls or turns, or unattributed turns; the figures are not valid`);
+  const results = {
+    ...resultsStamp('calls'),
+    settings,
+    idleCpuMsPerSecond: idle,
+    summary,
+    callsPath,
+    goals,
+    valid: invalid.length === 0,
+    runs,
+  };
+  return writeResults(RESULTS, results);
 }
 
 /** Through the API: an active agent that lets the caller speak first, a Twilio connection to the scripted account, the agent's number and its phone channel. */
@@ -507,7 +465,4 @@ async function seed(target: Target, accountSid: string, authToken: string): Prom
   return agent.agent_uuid;
 }
 
-void main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+benchMain(main);

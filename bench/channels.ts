@@ -35,20 +35,21 @@
  *   BENCH_KERNEL_CONFIG  JSON object of extra kernel config overrides (experiments only)
  *   BENCH_ENFORCE=1     exit with status 1 when a goal is missed
  */
-import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { paceReply, type PacingSettings } from '../plugins/channels/turns/pacing';
-import { fmt, median, numberEnv, printTable, round3, writeResults } from './lib/bench-stats';
-import { ask, spawnChild, stopChildren } from './lib/channels-children';
+import { fmt, medians, numberEnv, printTable, round3, resultsStamp, writeResults } from './lib/bench-stats';
+import { benchMain, type BenchFrame } from './lib/bench-main';
+import { benchKernelSettings } from './lib/bench-kernel';
+import { ask, spawnChild, spawnKernel } from './lib/children';
 import { Arrivals, chatTurn, runCustomers, runLine, smsTurn, summarise, type RunResult, type Side, type SmsTarget, type TurnsReport } from './lib/channels-clients';
-import type { KernelMessage, KernelSettings } from './lib/channels-kernel';
-import { replyText, type ProviderAccount, type ScriptedMessage } from './lib/channels-scripted';
+import type { KernelSettings } from './lib/channels-kernel';
+import type { ProviderAccount, ScriptedMessage } from './lib/channels-scripted';
 import { twilioSid } from './lib/channels-twilio';
+import { replyText } from './lib/turn-ids';
 import type { PlatformTarget } from './lib/runtime-clients';
-import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 
 const RESULTS = path.join(__dirname, 'results', 'channels.json');
 const TENANT_SLUG = 'bench';
@@ -79,7 +80,7 @@ const pacingWait = (turnId: string) => paceReply([replyText(turnId)], PACING, ()
 /** A customer's number: distinct per run and customer, so each run starts new conversations. */
 const customerNumber = (run: number, customer: number) => `+346${String(run % 100).padStart(2, '0')}${String(customer).padStart(6, '0')}`;
 
-async function main(): Promise<void> {
+async function main({ database, children, onClose }: BenchFrame): Promise<number> {
   const settings = {
     duration: numberEnv('BENCH_DURATION', 10),
     warmup: numberEnv('BENCH_WARMUP', 3),
@@ -87,155 +88,123 @@ async function main(): Promise<void> {
     concurrency: numberEnv('BENCH_CONCURRENCY', 50),
     turnTimeoutSeconds: numberEnv('BENCH_TURN_TIMEOUT', 30),
   };
-  const { createTestDatabase, stopEmbedded } = require('../core/testing/test-database') as typeof import('../core/testing/test-database');
-  const database = await createTestDatabase();
-  const children: ChildProcess[] = [];
   const dispatcher = new Agent({ connections: settings.concurrency * 2, keepAliveTimeout: 60_000 });
-  let exitCode = 0;
-  try {
-    const account: ProviderAccount = { sid: twilioSid('AC'), authToken: crypto.randomBytes(16).toString('hex') };
-    const scripted = spawnChild<Extract<ScriptedMessage, { type: 'ready' }>>(path.join(__dirname, 'lib', 'channels-scripted.ts'), { BENCH_PROVIDER_ACCOUNT: JSON.stringify(account) });
-    children.push(scripted.child);
-    const servers = await scripted.ready;
-    const kernelSettings: KernelSettings = {
-      databaseUrl: database.url,
-      llmUrl: servers.llmUrl,
-      providerUrl: servers.providerUrl,
-      publicBaseUrl: PUBLIC_BASE_URL,
-      baseDomain: BASE_DOMAIN,
-      tenantSlug: TENANT_SLUG,
-      overrides: process.env.BENCH_KERNEL_CONFIG ? JSON.parse(process.env.BENCH_KERNEL_CONFIG) : {},
-    };
-    const kernelChild = spawnChild<Extract<KernelMessage, { type: 'ready' }>>(
-      path.join(__dirname, 'lib', 'channels-kernel.ts'),
-      { BENCH_KERNEL_SETTINGS: JSON.stringify(kernelSettings) },
-      [...SERVER_NODE_FLAGS, ...(process.env.BENCH_KERNEL_NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)],
-    );
-    children.push(kernelChild.child);
-    const kernel = await kernelChild.ready;
+  onClose(() => dispatcher.close());
+  const account: ProviderAccount = { sid: twilioSid('AC'), authToken: crypto.randomBytes(16).toString('hex') };
+  const scripted = spawnChild<Extract<ScriptedMessage, { type: 'ready' }>>(path.join(__dirname, 'lib', 'channels-scripted.ts'), { BENCH_PROVIDER_ACCOUNT: JSON.stringify(account) });
+  children.push(scripted.child);
+  const servers = await scripted.ready;
+  const kernelSettings: KernelSettings = { ...benchKernelSettings(database.url, servers.llmUrl, TENANT_SLUG, BASE_DOMAIN), providerUrl: servers.providerUrl, publicBaseUrl: PUBLIC_BASE_URL };
+  const kernelChild = spawnKernel(path.join(__dirname, 'lib', 'channels-kernel.ts'), kernelSettings);
+  children.push(kernelChild.child);
+  const kernel = await kernelChild.ready;
 
-    const host = `${TENANT_SLUG}.${BASE_DOMAIN}`;
-    const { agentUuid, channelUuid } = await seed(kernel.url, host, kernel.token, account);
-    const hookPath = `/hooks/channels/${channelUuid}`;
-    const sms: SmsTarget = {
-      kernelUrl: kernel.url,
-      hookPath,
-      publicHookUrl: `${PUBLIC_BASE_URL}${hookPath}`,
-      accountSid: account.sid,
-      authToken: account.authToken,
-      ourNumber: OUR_NUMBER,
-      dispatcher,
-      arrivals: new Arrivals(scripted.child),
-      timeoutMs: settings.turnTimeoutSeconds * 1000,
-    };
-    const chat: PlatformTarget = { url: kernel.url, host, token: kernel.token, agentUuid, dispatcher };
+  const host = `${TENANT_SLUG}.${BASE_DOMAIN}`;
+  const { agentUuid, channelUuid } = await seed(kernel.url, host, kernel.token, account);
+  const hookPath = `/hooks/channels/${channelUuid}`;
+  const sms: SmsTarget = {
+    kernelUrl: kernel.url,
+    hookPath,
+    publicHookUrl: `${PUBLIC_BASE_URL}${hookPath}`,
+    accountSid: account.sid,
+    authToken: account.authToken,
+    ourNumber: OUR_NUMBER,
+    dispatcher,
+    arrivals: new Arrivals(scripted.child),
+    timeoutMs: settings.turnTimeoutSeconds * 1000,
+  };
+  const chat: PlatformTarget = { url: kernel.url, host, token: kernel.token, agentUuid, dispatcher };
 
-    // One turn each way first: the path works (signature, turn, send) before anything is measured.
-    const first = await smsTurn(sms, customerNumber(99, 0), 'check-sms');
-    if (!first.ok) throw new Error(`the sample SMS turn failed: ${first.error}`);
-    const firstChat = await chatTurn(chat, { uuid: null }, 'check-chat');
-    if (!firstChat.ok) throw new Error(`the sample chat turn failed: ${firstChat.error}`);
-    await ask(scripted.child, 'turns', 'turns');
+  // One turn each way first: the path works (signature, turn, send) before anything is measured.
+  const first = await smsTurn(sms, customerNumber(99, 0), 'check-sms');
+  if (!first.ok) throw new Error(`the sample SMS turn failed: ${first.error}`);
+  const firstChat = await chatTurn(chat, { uuid: null }, 'check-chat');
+  if (!firstChat.ok) throw new Error(`the sample chat turn failed: ${firstChat.error}`);
+  await ask(scripted.child, 'turns', 'turns');
 
-    console.log(
-      `channels: ${settings.concurrency} concurrent customers, ${settings.rounds} rounds x ${settings.duration}s per side after ${settings.warmup}s warm-up ` +
-        `(${os.cpus().length} CPUs, node ${process.version})`,
-    );
-    const runs: RunResult[] = [];
-    let runIndex = 0;
-    const run = async (side: Side, seconds: number, round: number): Promise<RunResult> => {
-      const index = runIndex++;
-      const load = await runCustomers(settings.concurrency, seconds, (customer, n) => {
-        const turnId = `${side}-r${round}-i${index}-c${customer}-n${n}`;
-        return side === 'sms' ? smsTurn(sms, customerNumber(index, customer), turnId) : chatTurn(chat, conversations(index, customer), turnId);
-      });
-      const report = await ask<TurnsReport>(scripted.child, 'turns', 'turns');
-      return summarise(side, round, load.samples, load.seconds, report, pacingWait);
-    };
-    // Chat conversations, like SMS threads, are new in each run.
-    const chatConversations = new Map<string, { uuid: string | null }>();
-    const conversations = (index: number, customer: number) => {
-      const key = `${index}:${customer}`;
-      let conversation = chatConversations.get(key);
-      if (!conversation) chatConversations.set(key, (conversation = { uuid: null }));
-      return conversation;
-    };
+  console.log(
+    `channels: ${settings.concurrency} concurrent customers, ${settings.rounds} rounds x ${settings.duration}s per side after ${settings.warmup}s warm-up ` +
+      `(${os.cpus().length} CPUs, node ${process.version})`,
+  );
+  const runs: RunResult[] = [];
+  let runIndex = 0;
+  const run = async (side: Side, seconds: number, round: number): Promise<RunResult> => {
+    const index = runIndex++;
+    const load = await runCustomers(settings.concurrency, seconds, (customer, n) => {
+      const turnId = `${side}-r${round}-i${index}-c${customer}-n${n}`;
+      return side === 'sms' ? smsTurn(sms, customerNumber(index, customer), turnId) : chatTurn(chat, conversations(index, customer), turnId);
+    });
+    const report = await ask<TurnsReport>(scripted.child, 'turns', 'turns');
+    return summarise(side, round, load.samples, load.seconds, report, pacingWait);
+  };
+  // Chat conversations, like SMS threads, are new in each run.
+  const chatConversations = new Map<string, { uuid: string | null }>();
+  const conversations = (index: number, customer: number) => {
+    const key = `${index}:${customer}`;
+    let conversation = chatConversations.get(key);
+    if (!conversation) chatConversations.set(key, (conversation = { uuid: null }));
+    return conversation;
+  };
 
-    const sides: Side[] = ['sms', 'chat'];
-    if (settings.warmup > 0) for (const side of sides) await run(side, settings.warmup, 0);
-    for (let round = 1; round <= settings.rounds; round++) {
-      // Each side goes first in turn.
-      const order = round % 2 === 1 ? sides : [...sides].reverse();
-      for (const side of order) {
-        const result = await run(side, settings.duration, round);
-        runs.push(result);
-        console.log(runLine(result));
-        if (result.errors.length > 0) console.log(`    first errors: ${result.errors.slice(0, 3).join(' | ')}`);
-      }
+  const sides: Side[] = ['sms', 'chat'];
+  if (settings.warmup > 0) for (const side of sides) await run(side, settings.warmup, 0);
+  for (let round = 1; round <= settings.rounds; round++) {
+    // Each side goes first in turn.
+    const order = round % 2 === 1 ? sides : [...sides].reverse();
+    for (const side of order) {
+      const result = await run(side, settings.duration, round);
+      runs.push(result);
+      console.log(runLine(result));
+      if (result.errors.length > 0) console.log(`    first errors: ${result.errors.slice(0, 3).join(' | ')}`);
     }
-
-    const per = (side: Side) => {
-      const mine = runs.filter((r) => r.side === side);
-      const m = (pick: (r: RunResult) => number | null) => round3(median(mine.map((r) => pick(r) ?? NaN)));
-      return {
-        turnsPerSecond: m((r) => r.turnsPerSecond),
-        endToEndP50: m((r) => r.endToEndP50),
-        endToEndP95: m((r) => r.endToEndP95),
-        ownP50: m((r) => r.ownP50),
-        ownP95: m((r) => r.ownP95),
-        ackP50: side === 'sms' ? m((r) => r.ackP50) : null,
-        ackP95: side === 'sms' ? m((r) => r.ackP95) : null,
-        pacingWaitMs: side === 'sms' ? m((r) => r.pacingWaitMs) : null,
-      };
-    };
-    const summary = { sms: per('sms'), chat: per('chat') };
-    const ratios = {
-      turnsPerSecond: round3(summary.sms.turnsPerSecond / summary.chat.turnsPerSecond),
-      ownP50: round3(summary.sms.ownP50 / summary.chat.ownP50),
-      ownP95: round3(summary.sms.ownP95 / summary.chat.ownP95),
-    };
-    const goals = {
-      turnsPerSecond: { goal: `>= ${GOALS.turnsPerSecond} turns/s`, value: summary.sms.turnsPerSecond, met: summary.sms.turnsPerSecond >= GOALS.turnsPerSecond },
-      ownP50: { goal: `<= ${GOALS.ownP50Ms} ms`, value: summary.sms.ownP50, met: summary.sms.ownP50 <= GOALS.ownP50Ms },
-    };
-
-    const met = (goal: { met: boolean }) => (goal.met ? 'MET' : 'MISSED');
-    console.log('');
-    console.log(`median of ${settings.rounds} runs per side; platform time = end to end less the model's spans${summary.sms.pacingWaitMs ? ` (sms: and the ${fmt(summary.sms.pacingWaitMs, 0)} ms pacing wait)` : ''}`);
-    printTable(
-      [
-        ['turns/s  sms | chat', `${fmt(summary.sms.turnsPerSecond, 0)} | ${fmt(summary.chat.turnsPerSecond, 0)}`, `goal sms >= ${GOALS.turnsPerSecond} ${met(goals.turnsPerSecond)}`],
-        ['end to end p50  sms | chat', `${fmt(summary.sms.endToEndP50)} | ${fmt(summary.chat.endToEndP50)} ms`, 'sms: inbound POST -> reply at the provider'],
-        ['platform time p50  sms | chat', `${fmt(summary.sms.ownP50)} | ${fmt(summary.chat.ownP50)} ms`, `goal sms <= ${GOALS.ownP50Ms} ms ${met(goals.ownP50)}`],
-        ['platform time p95  sms | chat', `${fmt(summary.sms.ownP95)} | ${fmt(summary.chat.ownP95)} ms`, ''],
-        ['sms hook acknowledged p50 | p95', `${fmt(summary.sms.ackP50 ?? NaN)} | ${fmt(summary.sms.ackP95 ?? NaN)} ms`, ''],
-        ['sms / chat: turns/s | platform p50 | p95', `${fmt(ratios.turnsPerSecond)} | ${fmt(ratios.ownP50)}x | ${fmt(ratios.ownP95)}x`, ''],
-      ],
-      24,
-    );
-
-    const invalid = runs.filter((r) => r.failed > 0 || r.unattributed > r.turns * 0.01 || r.providerRefused > 0);
-    if (invalid.length > 0) console.log(`  WARNING: ${invalid.length} run(s) had failed, unattributed or refused turns; the figures are not valid`);
-    const results = {
-      bench: 'channels',
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: os.cpus().length,
-      settings,
-      summary,
-      ratios,
-      goals,
-      valid: invalid.length === 0,
-      runs,
-    };
-    exitCode = writeResults(RESULTS, results);
-  } finally {
-    await stopChildren(children);
-    await dispatcher.close().catch(() => {});
-    await database.drop().catch((error) => console.error('dropping the bench database failed:', error));
-    await stopEmbedded?.().catch(() => {});
   }
-  process.exit(exitCode);
+
+  const per = (side: Side) => {
+    const figures = medians(
+      runs.filter((r) => r.side === side),
+      ['turnsPerSecond', 'endToEndP50', 'endToEndP95', 'ownP50', 'ownP95', 'ackP50', 'ackP95', 'pacingWaitMs'],
+    );
+    // The hook's acknowledgement and the pacing wait are the SMS side's only.
+    return side === 'sms' ? figures : { ...figures, ackP50: null, ackP95: null, pacingWaitMs: null };
+  };
+  const summary = { sms: per('sms'), chat: per('chat') };
+  const ratios = {
+    turnsPerSecond: round3(summary.sms.turnsPerSecond / summary.chat.turnsPerSecond),
+    ownP50: round3(summary.sms.ownP50 / summary.chat.ownP50),
+    ownP95: round3(summary.sms.ownP95 / summary.chat.ownP95),
+  };
+  const goals = {
+    turnsPerSecond: { goal: `>= ${GOALS.turnsPerSecond} turns/s`, value: summary.sms.turnsPerSecond, met: summary.sms.turnsPerSecond >= GOALS.turnsPerSecond },
+    ownP50: { goal: `<= ${GOALS.ownP50Ms} ms`, value: summary.sms.ownP50, met: summary.sms.ownP50 <= GOALS.ownP50Ms },
+  };
+
+  const met = (goal: { met: boolean }) => (goal.met ? 'MET' : 'MISSED');
+  console.log('');
+  console.log(`median of ${settings.rounds} runs per side; platform time = end to end less the model's spans${summary.sms.pacingWaitMs ? ` (sms: and the ${fmt(summary.sms.pacingWaitMs, 0)} ms pacing wait)` : ''}`);
+  printTable(
+    [
+      ['turns/s  sms | chat', `${fmt(summary.sms.turnsPerSecond, 0)} | ${fmt(summary.chat.turnsPerSecond, 0)}`, `goal sms >= ${GOALS.turnsPerSecond} ${met(goals.turnsPerSecond)}`],
+      ['end to end p50  sms | chat', `${fmt(summary.sms.endToEndP50)} | ${fmt(summary.chat.endToEndP50)} ms`, 'sms: inbound POST -> reply at the provider'],
+      ['platform time p50  sms | chat', `${fmt(summary.sms.ownP50)} | ${fmt(summary.chat.ownP50)} ms`, `goal sms <= ${GOALS.ownP50Ms} ms ${met(goals.ownP50)}`],
+      ['platform time p95  sms | chat', `${fmt(summary.sms.ownP95)} | ${fmt(summary.chat.ownP95)} ms`, ''],
+      ['sms hook acknowledged p50 | p95', `${fmt(summary.sms.ackP50 ?? NaN)} | ${fmt(summary.sms.ackP95 ?? NaN)} ms`, ''],
+      ['sms / chat: turns/s | platform p50 | p95', `${fmt(ratios.turnsPerSecond)} | ${fmt(ratios.ownP50)}x | ${fmt(ratios.ownP95)}x`, ''],
+    ],
+    24,
+  );
+
+  const invalid = runs.filter((r) => r.failed > 0 || r.unattributed > r.turns * 0.01 || r.providerRefused > 0);
+  if (invalid.length > 0) console.log(`  WARNING: ${invalid.length} run(s) had failed, unattributed or refused turns; the figures are not valid`);
+  const results = {
+    ...resultsStamp('channels'),
+    settings,
+    summary,
+    ratios,
+    goals,
+    valid: invalid.length === 0,
+    runs,
+  };
+  return writeResults(RESULTS, results);
 }
 
 /** Through the API: an active agent paced as fast as its settings allow, a Twilio connection to the scripted provider, and the agent's SMS channel on it. */
@@ -269,7 +238,4 @@ async function seed(url: string, host: string, token: string, account: ProviderA
   return { agentUuid: agent.agent_uuid, channelUuid: channel.uuid };
 }
 
-void main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+benchMain(main);

@@ -41,11 +41,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
-import { fmt, median, numberEnv, percentile, printTable, round3, writeResults } from './lib/bench-stats';
+import { fmt, median, numberEnv, percentile, printTable, round3, resultsStamp, writeResults } from './lib/bench-stats';
 import { baselineTurn, platformTurn, runLoad, type BaselineTemplates, type PlatformTarget, type TurnSample } from './lib/runtime-clients';
 import { SAMPLE_PREFIX, TOOL_NAME, runScriptedServers, unionLength, type ScriptedMessage, type TurnRecord } from './lib/runtime-scripted';
 import { floorTurn, prepareFloor, type FloorTarget } from './lib/runtime-floor';
-import { stopForkedChildren as stopChildren } from './lib/forked-children';
+import { ask, stopChildren } from './lib/children';
 import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -269,10 +269,7 @@ async function main(): Promise<void> {
     const invalid = runs.filter((r) => r.failed > 0 || r.unattributed > r.turns * 0.01);
     if (invalid.length > 0) console.log(`  WARNING: ${invalid.length} run(s) had failed or unattributed turns; the figures are not valid`);
     const written = Object.assign(results, {
-      bench: 'runtime',
-      date: new Date().toISOString(),
-      node: process.version,
-      cpus: os.cpus().length,
+      ...resultsStamp('runtime'),
       settings,
       summary,
       webhooks,
@@ -380,20 +377,6 @@ function spawnChild<Ready>(which: 'kernel' | 'scripted', env: Record<string, str
   });
   return { child, ready };
 }
-
-/** Sends `message` to a child and waits for its answer of `type`. */
-function ask<T>(child: ChildProcess, message: string, type: string): Promise<T> {
-  return new Promise((resolve) => {
-    const listener = (answer: any) => {
-      if (answer?.type !== type) return;
-      child.off('message', listener);
-      resolve(answer);
-    };
-    child.on('message', listener);
-    child.send(message);
-  });
-}
-
 
 // ---------------------------------------------------------------------------------------------
 // Child: the kernel with the runtime and the plugins it depends on, talking to the scripted model.

@@ -19,13 +19,11 @@
  * set the model's spans against its own chat requests too.
  */
 import diagnostics from 'node:diagnostics_channel';
-import { startFakeLlmServer, type FakeLlmRequest } from '../../core/testing/fake-llm-server';
+import { startFakeLlmServer } from '../../core/testing/fake-llm-server';
 import { startTwilioVoiceServer, type CallerScript, type VoiceCall } from '../../test/plugins/calls/twilio-voice-server';
+import { runChild } from '../lib/children';
 import { clockCorrection } from '../lib/runtime-clock';
-
-/** A turn is known by the id its utterance carries (`[turn <id>]`); the model's line names it back. */
-export const TURN_ID = /\[turn ([A-Za-z0-9_-]+)\]/;
-export const replyText = (turnId: string) => `Ref:${turnId}`;
+import { replyText, TURN_ID, turnIdOf } from '../lib/turn-ids';
 
 /** One callback of a call, as the voice server made it. */
 export interface CallbackTiming {
@@ -72,16 +70,6 @@ export type ScriptedMessage =
   | { type: 'error'; error: string };
 
 export type ScriptedRequest = { type: 'script'; scripts: Array<[string, CallerScript]> } | { type: 'progress' } | { type: 'calls' } | { type: 'report' } | 'stop';
-
-function turnIdOf(request: FakeLlmRequest): string | null {
-  const messages: any[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
-  for (let index = messages.length - 1; index >= 0; index--) {
-    if (messages[index]?.role !== 'user') continue;
-    const content = messages[index].content;
-    return TURN_ID.exec(typeof content === 'string' ? content : JSON.stringify(content))?.[1] ?? null;
-  }
-  return null;
-}
 
 const CALLBACK_PATH = /^\/hooks\/calls\/[0-9a-f-]+\/(answer|listen|status)$/;
 
@@ -211,9 +199,4 @@ async function runScripted(timeScale: number): Promise<void> {
   process.send!({ type: 'ready', llmUrl: model.url, twilioUrl: twilio.url, accountSid: twilio.account.sid, authToken: twilio.account.authToken } satisfies ScriptedMessage);
 }
 
-if (require.main === module) {
-  runScripted(Number(process.env.BENCH_TIME_SCALE ?? '1')).catch((error) => {
-    process.send!({ type: 'error', error: String((error as Error).stack ?? error) } satisfies ScriptedMessage);
-    process.exit(1);
-  });
-}
+if (require.main === module) runChild(() => runScripted(Number(process.env.BENCH_TIME_SCALE ?? '1')));

@@ -74,13 +74,30 @@ function ownTimes(turns: Array<{ turnId: string; start: number; end: number }>, 
   return { latency: sorted(latency), model: sorted(model), own: sorted(own), unattributed };
 }
 
+/** The turn figures every side has: how many, how fast, their latencies and the platform's share. */
+function turnFigures(turns: Array<{ turnId: string; start: number; end: number }>, attempted: number, spans: RunReport['spans']) {
+  const figures = ownTimes(turns, spans);
+  return {
+    turns: turns.length,
+    failed: attempted - turns.length,
+    unattributed: figures.unattributed,
+    turnsPerSecond: round3(rate(turns)),
+    latencyP50: p(figures.latency, 50),
+    latencyP99: p(figures.latency, 99),
+    modelP50: p(figures.model, 50),
+    modelP99: p(figures.model, 99),
+    ownP50: p(figures.own, 50),
+    ownP99: p(figures.own, 99),
+    ownMax: round3(figures.own[figures.own.length - 1] ?? NaN),
+  };
+}
+
 const rate = (turns: Array<{ start: number; end: number }>) =>
   turns.length === 0 ? 0 : turns.length / ((Math.max(...turns.map((t) => t.end)) - Math.min(...turns.map((t) => t.start))) / 1000);
 
 export function summariseCalls(round: number, lines: number, turnsPerCall: number, report: RunReport): RunResult {
   const listens = report.callbacks.filter((c) => c.kind === 'listen');
   const good = listens.filter((c) => c.ok && c.turnId !== null && c.end !== null).map((c) => ({ turnId: c.turnId!, start: c.start, end: c.end! }));
-  const figures = ownTimes(good, report.spans);
   const answers = sorted(report.callbacks.filter((c) => c.kind === 'answer' && c.ok && c.end !== null).map((c) => c.end! - c.start));
   const completed = report.calls.filter((call) => call.status === 'completed' && call.endedBy === 'caller' && call.turnsHeard === turnsPerCall && call.errors.length === 0);
   let allLive = 0;
@@ -94,17 +111,7 @@ export function summariseCalls(round: number, lines: number, turnsPerCall: numbe
     side: 'calls',
     round,
     lines,
-    turns: good.length,
-    failed: listens.length - good.length,
-    unattributed: figures.unattributed,
-    turnsPerSecond: round3(rate(good)),
-    latencyP50: p(figures.latency, 50),
-    latencyP99: p(figures.latency, 99),
-    modelP50: p(figures.model, 50),
-    modelP99: p(figures.model, 99),
-    ownP50: p(figures.own, 50),
-    ownP99: p(figures.own, 99),
-    ownMax: round3(figures.own[figures.own.length - 1] ?? NaN),
+    ...turnFigures(good, listens.length, report.spans),
     answerP50: p(answers, 50),
     answerP99: p(answers, 99),
     callsCompleted: completed.length,
@@ -121,22 +128,11 @@ export function summariseCalls(round: number, lines: number, turnsPerCall: numbe
 /** Turns timed by the bench itself: `listen` callbacks it posted, or `/chat` requests. */
 export function summariseRequests(side: 'listen' | 'chat', round: number, lines: number, samples: TurnSample[], spans: RunReport['spans']): RunResult {
   const good = samples.filter((s) => s.ok).map((s) => ({ turnId: s.turnId, start: s.startedAt, end: s.startedAt + s.latency }));
-  const figures = ownTimes(good, spans);
   return {
     side,
     round,
     lines,
-    turns: good.length,
-    failed: samples.length - good.length,
-    unattributed: figures.unattributed,
-    turnsPerSecond: round3(rate(good)),
-    latencyP50: p(figures.latency, 50),
-    latencyP99: p(figures.latency, 99),
-    modelP50: p(figures.model, 50),
-    modelP99: p(figures.model, 99),
-    ownP50: p(figures.own, 50),
-    ownP99: p(figures.own, 99),
-    ownMax: round3(figures.own[figures.own.length - 1] ?? NaN),
+    ...turnFigures(good, samples.length, spans),
     answerP50: null,
     answerP99: null,
     callsCompleted: null,

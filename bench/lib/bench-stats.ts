@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Small helpers the benchmarks share: numbers, tables, the results file. */
@@ -26,6 +27,14 @@ export function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** The keys of `R` whose values are numbers (or null: a figure a run may not have). */
+type NumericKey<R> = { [K in keyof R]: R[K] extends number | null | undefined ? K : never }[keyof R];
+
+/** Per figure, the median of the runs' (rounded to 3 places; a run without it does not count): a side's summary. */
+export function medians<R, K extends NumericKey<R>>(runs: readonly R[], keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((key) => [key, round3(median(runs.map((run) => (run[key] as number | null | undefined) ?? NaN)))])) as Record<K, number>;
+}
+
 export function fmt(value: number, digits = 2): string {
   return value.toFixed(digits);
 }
@@ -38,6 +47,11 @@ export function round3(value: number): number {
 export function printTable(rows: ReadonlyArray<readonly [string, string, string]>, valueWidth: number): void {
   const width = Math.max(...rows.map(([label]) => label.length));
   console.log(rows.map(([label, value, goal]) => `${label.padEnd(width)}  ${value.padStart(valueWidth)}  ${goal}`).join('\n'));
+}
+
+/** What every results file opens with: the bench, when, and on what (the machine may be shared: its load average as the bench ends). */
+export function resultsStamp(bench: string) {
+  return { bench, date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, loadAverage: os.loadavg() };
 }
 
 /**

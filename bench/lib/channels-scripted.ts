@@ -17,18 +17,16 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startFakeLlmServer, type FakeLlmRequest } from '../../core/testing/fake-llm-server';
+import { startFakeLlmServer } from '../../core/testing/fake-llm-server';
+import { runChild } from './children';
 import { clockCorrection } from './runtime-clock';
+import { replyText, turnIdOf } from './turn-ids';
 
-/** A turn is known by the id its customer message carries (`[turn <id>]`); the reply carries it back as `Ref:<id>`. */
-export const TURN_ID = /\[turn ([A-Za-z0-9_-]+)\]/;
+/** The turn a reply ends (its `Ref:<id>`, turn-ids.ts). */
 const REPLY_REF = /Ref:([A-Za-z0-9_-]+)/;
-/**
- * One word on purpose: an agent's pacing cannot be zero (typing speed is at most 1,000
- * words per minute, 60 ms a word), so the shortest reply waits the least; the bench
- * subtracts that configured wait from the platform's time and reports it apart.
- */
-export const replyText = (turnId: string) => `Ref:${turnId}`;
+// The model's reply is one word (replyText) on purpose: an agent's pacing cannot be zero (typing
+// speed is at most 1,000 words per minute, 60 ms a word), so the shortest reply waits the least;
+// the bench subtracts that configured wait from the platform's time and reports it apart.
 
 /** The provider's account the bench's connection uses. */
 export interface ProviderAccount {
@@ -48,17 +46,6 @@ export type ScriptedMessage =
   | { type: 'arrival'; turnId: string; at: number }
   | { type: 'turns'; turns: Record<string, TurnRecord>; modelRequests: number; unnamedModelRequests: number; providerMessages: number; providerRefused: number }
   | { type: 'error'; error: string };
-
-/** The turn id in the last user message of a chat completion request. */
-function turnIdOf(request: FakeLlmRequest): string | null {
-  const messages: any[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
-  for (let index = messages.length - 1; index >= 0; index--) {
-    if (messages[index]?.role !== 'user') continue;
-    const content = messages[index].content;
-    return TURN_ID.exec(typeof content === 'string' ? content : JSON.stringify(content))?.[1] ?? null;
-  }
-  return null;
-}
 
 async function runScripted(account: ProviderAccount): Promise<void> {
   const correction = clockCorrection();
@@ -175,10 +162,4 @@ async function runScripted(account: ProviderAccount): Promise<void> {
   process.send!({ type: 'ready', llmUrl: model.url, providerUrl: `http://127.0.0.1:${(provider.address() as AddressInfo).port}` } satisfies ScriptedMessage);
 }
 
-if (require.main === module) {
-  const account = JSON.parse(process.env.BENCH_PROVIDER_ACCOUNT ?? '{}') as ProviderAccount;
-  runScripted(account).catch((error) => {
-    process.send!({ type: 'error', error: String((error as Error).stack ?? error) } satisfies ScriptedMessage);
-    process.exit(1);
-  });
-}
+if (require.main === module) runChild(() => runScripted(JSON.parse(process.env.BENCH_PROVIDER_ACCOUNT ?? '{}') as ProviderAccount));
