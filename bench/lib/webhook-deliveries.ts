@@ -171,7 +171,7 @@ export async function benchWebhookDeliveries(options: WebhookDeliveryBenchOption
       await publish(n, n, kit);
       await receiver.waitFor(Math.floor(n / 3), 300_000);
       await kit.kernel.stop();
-      kit = await startTestKernel({ plugins: PLUGINS, databaseUrl: database.url, tenant: `b${crypto.randomBytes(3).toString('hex')}`, config: { ...config, busNamespace: kit.kernel.config.core.busNamespace } });
+      kit = await startTestKernel({ plugins: PLUGINS, databaseUrl: database.url, tenant: `b${crypto.randomBytes(3).toString('hex')}`, config: { ...config, busNamespace: kit.kernel.config.core.busNamespace }, removeBrokerTopology: true });
       await receiver.waitFor(n, 120_000);
       const duplicates = [...receiver.ids.values()].reduce((sum, count) => sum + count - 1, 0);
       restart = { n, lost: n - receiver.ids.size, duplicates, seconds: round((receiver.lastAt - restartStarted) / 1000) };

@@ -25,6 +25,13 @@ export interface TestKernelOptions {
    * machine's PostgreSQL lacks. The test owns it; the kernel migrates it and leaves it.
    */
   databaseUrl?: string;
+  /**
+   * Whether `stop` deletes the bus namespace's exchange and queues from the broker.
+   * Default: only when the kernel made its namespace; a kernel given `busNamespace` (a
+   * second process of one install) leaves them to the one that made them, since deleting
+   * them would drop the messages queued for the processes still running.
+   */
+  removeBrokerTopology?: boolean;
 }
 
 export interface ApiClient {
@@ -130,7 +137,7 @@ export async function startTestKernel(options: TestKernelOptions = {}): Promise<
     outboxDrained: (timeoutMs = 15_000) => outboxDrained(kernel, timeoutMs),
     stop: async () => {
       await kernel.stop();
-      await removeBrokerTopology(kernel);
+      if (options.removeBrokerTopology ?? !options.config?.busNamespace) await removeBrokerTopology(kernel);
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

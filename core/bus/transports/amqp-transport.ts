@@ -156,6 +156,15 @@ export class AmqpTransport implements Transport {
     });
     const publisher = await connection.createConfirmChannel();
     publisher.on('error', (error) => this.logger.warn('broker channel error', { error: String(error) }));
+    // A channel error (a publish to an exchange someone deleted: 404) closes the channel, not
+    // the connection: without a new one this process would never publish again. Reconnecting
+    // declares the topology anew and the relay sends what it released meanwhile.
+    publisher.on('close', () => {
+      if (this.publisher !== publisher || this.stopped) return;
+      this.logger.warn('broker publishing channel closed; reconnecting');
+      this.publisher = undefined;
+      connection.close().catch(() => {});
+    });
     // Declared by every process, publisher included: a message published before any
     // worker started still finds its queues.
     await publisher.assertExchange(this.names.exchange, 'topic', { durable: true });

@@ -122,6 +122,18 @@ export async function startConnectAppsInstall(): Promise<ConnectAppsInstall> {
   };
 }
 
+/**
+ * What the install's processes logged at warn and above, and the bus's pending polls and
+ * executions' segments: printed when a wait across a worker restart times out, so a
+ * failure that shows only under load says what the processes saw.
+ */
+export async function describeInstall(install: ConnectAppsInstall, worker: TestKernel): Promise<string> {
+  const loud = (logs: Array<Record<string, unknown>>) => logs.filter((line) => line.level === 'warn' || line.level === 'error').slice(-40);
+  const outbox = await install.sql("select topic, consumer, dedupe_key, due_at, locked_until, attempt from bus_outbox order by due_at limit 40").catch((error) => String(error));
+  const cursors = await install.sql('select version_uuid, revision, updated_at from flow_trigger_cursors order by updated_at').catch((error) => String(error));
+  return JSON.stringify({ worker: loud(worker.logs), api: loud(install.api.logs), outbox, cursors, now: new Date().toISOString() }, null, 1);
+}
+
 /** The install for a test file: started before its tests with one worker running, closed after them. */
 export function useConnectAppsInstall(): { readonly install: ConnectAppsInstall; worker: TestKernel } {
   const held = {} as { install: ConnectAppsInstall; worker: TestKernel };

@@ -1,6 +1,6 @@
 import { waitFor } from '../../../core/testing';
 import { seedRecord } from '../../plugins/app-zoho-crm/zoho-server';
-import { CALDAV_USER, useConnectAppsInstall } from './connect-apps-install';
+import { CALDAV_USER, describeInstall, useConnectAppsInstall } from './connect-apps-install';
 
 /**
  * Every connect app's polling trigger, deployed in a live flow and run by a worker
@@ -79,7 +79,13 @@ it('each polling trigger fires once per new item, across a worker restart', asyn
   await setup.worker.stop();
   for (const item of watched) await item.add(`During${item.name.replace(/\s/g, '')}`);
   setup.worker = await setup.install.startWorker('worker-two');
-  for (const item of watched) await waitFor(() => events(item.flow!), (rows) => rows.length >= 2 && rows.every((row) => row.startsWith('succeeded:')), 90_000);
+  try {
+    for (const item of watched) await waitFor(() => events(item.flow!), (rows) => rows.length >= 2 && rows.every((row) => row.startsWith('succeeded:')), 90_000);
+  } catch (error) {
+    // Seen only under load (a CI beside other work): what the processes saw, for the next one to read.
+    console.error(`after the worker restart:\n${await describeInstall(setup.install, setup.worker)}`);
+    throw error;
+  }
   // More polls of every trigger: nothing fires twice.
   const polled = await Promise.all(watched.map((item) => revision(item.version!)));
   for (const [index, item] of watched.entries()) await waitFor(() => revision(item.version!), (n) => n >= polled[index] + 3, 90_000);

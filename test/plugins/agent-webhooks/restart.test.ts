@@ -38,7 +38,8 @@ describe.each(transports)('agent webhook delivery across a restart, over %s', (_
     // Stop the kernel (not the database, nor the broker's queues) while the retry waits.
     await first.kernel.stop();
 
-    const second = await startTestKernel({ plugins: [...PLUGINS, pingProbe], databaseUrl: database.url, tenant: 'second', config });
+    // The last process of the namespace: its stop takes the broker's queues with it.
+    const second = await startTestKernel({ plugins: [...PLUGINS, pingProbe], databaseUrl: database.url, tenant: 'second', config, removeBrokerTopology: true });
     try {
       const api = second.client({ host: `acme.${second.kernel.config.core.baseDomain}`, token: first.token });
       const [row] = await waitFor(() => deliveries(api, agent, webhook), (rows) => rows[0]?.status === 'succeeded', 30_000);
