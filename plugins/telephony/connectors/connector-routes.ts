@@ -1,13 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   DataEnvelope,
-  DeletedEnvelope,
   ListEnvelope,
   NotFoundError,
   ResourceId,
   Type,
   defineRoute,
-  deleted,
+  deleteRoute,
   findByUuid,
   pageOf,
   pageWindow,
@@ -141,18 +140,13 @@ export function connectorRoutes({ agents, secrets, sipConnectorServer }: Connect
       },
     }),
 
-    defineRoute({
-      method: 'DELETE',
+    deleteRoute({
       path: `${PATH}/:uuid`,
       summary: 'Delete a PBX extension connector',
       tags: TAGS,
       params: Params,
-      errors: [404],
-      response: DeletedEnvelope,
-      handler: async ({ params, em }) => {
-        em.remove(await found(em, params.uuid));
-        return deleted('PBX extension connector deleted');
-      },
+      message: 'PBX extension connector deleted',
+      remove: async ({ params, em }) => em.remove(await found(em, params.uuid)),
     }),
   ];
 }

@@ -2,13 +2,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   ConflictError,
   DataEnvelope,
-  DeletedEnvelope,
   NotFoundError,
   ResourceId,
   SuccessEnvelope,
   Type,
   defineRoute,
-  deleted,
+  deleteRoute,
   findByUuid,
   type AnyRoute,
   type SecretsService,
@@ -133,18 +132,13 @@ export function trunkRoutes({ agents, secrets, maxPerTenant }: TrunkRouteDeps): 
       },
     }),
 
-    defineRoute({
-      method: 'DELETE',
+    deleteRoute({
       path: `${PATH}/:uuid`,
       summary: 'Delete a SIP trunk connection',
       tags: TAGS,
       params: Params,
-      errors: [404],
-      response: DeletedEnvelope,
-      handler: async ({ params, em }) => {
-        em.remove(await found(em, params.uuid));
-        return deleted('SIP trunk connection deleted');
-      },
+      message: 'SIP trunk connection deleted',
+      remove: async ({ params, em }) => em.remove(await found(em, params.uuid)),
     }),
   ];
 }

@@ -5,6 +5,7 @@ import { CallPlayer } from './fake/call-player';
 import { callParams, isLive } from './fake/call-runtime';
 import { voiceRoutes } from './fake/voice-routes';
 import type { CallerScript, VoiceAccount, VoiceCall, VoiceState } from './fake/voice-types';
+import { playState } from './fake/voice-types';
 
 export type { CallerScript, CallerStep, VoiceCall, VoiceState, VoiceAccount, VoiceConference, VoiceFetch, VoiceCallback } from './fake/voice-types';
 export { callResource } from './fake/voice-routes';
@@ -198,24 +199,7 @@ export async function startTwilioVoiceServer(options: { accounts?: Array<Partial
         recording: null,
         timeoutSeconds: 60,
         script: structuredClone(incoming.script ?? {}),
-        stepIndex: 0,
-        documents: [],
-        verbs: [],
-        said: [],
-        played: [],
-        gathers: [],
-        dials: [],
-        mutes: [],
-        updates: [],
-        current: null,
-        transferredTo: null,
-        endedBy: null,
-        errors: [],
-        warnings: [],
-        dateCreated: new Date(),
-        startTime: null,
-        endTime: null,
-        duration: null,
+        ...playState(),
       };
       state.calls.push(inbound);
       void player.playInbound(inbound, incoming.voiceUrl, inbound.method);

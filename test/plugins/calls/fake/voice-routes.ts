@@ -4,6 +4,7 @@ import type { CallPlayer } from './call-player';
 import { isLive, rfc2822 } from './call-runtime';
 import { setMuted } from './conference-player';
 import type { VoiceAccount, VoiceCall, VoiceConference, VoiceState } from './voice-types';
+import { playState } from './voice-types';
 
 /**
  * The REST side of Programmable Voice (API 2010-04-01), form-encoded with HTTP Basic
@@ -147,24 +148,7 @@ export function voiceRoutes(player: CallPlayer): VendorRoutes<VoiceState> {
       recording: null,
       timeoutSeconds: Number(form.get('Timeout') ?? 60) || 60,
       script: structuredClone(state.scripts.get(to) ?? {}),
-      stepIndex: 0,
-      documents: [],
-      verbs: [],
-      said: [],
-      played: [],
-      gathers: [],
-      dials: [],
-      mutes: [],
-      updates: [],
-      current: null,
-      transferredTo: null,
-      endedBy: null,
-      errors: [],
-      warnings: [],
-      dateCreated: new Date(),
-      startTime: null,
-      endTime: null,
-      duration: null,
+      ...playState(),
     };
     state.calls.push(call);
     void player.playOutbound(call);

@@ -166,3 +166,25 @@ export interface VoiceState {
   /** Answered, in order, instead of handling the next REST requests; one with `on` waits for a request whose `METHOD /path` holds it. */
   failures: Array<{ on?: string; reply: VendorReply }>;
 }
+
+/** What a call has played so far, empty: the same for a call placed over the API and an incoming one. */
+export const playState = () => ({
+  stepIndex: 0,
+  documents: [],
+  verbs: [],
+  said: [],
+  played: [],
+  gathers: [],
+  dials: [],
+  mutes: [],
+  updates: [],
+  current: null,
+  transferredTo: null,
+  endedBy: null,
+  errors: [],
+  warnings: [],
+  dateCreated: new Date(),
+  startTime: null,
+  endTime: null,
+  duration: null,
+} satisfies Partial<VoiceCall>);
