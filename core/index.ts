@@ -89,6 +89,30 @@ export { boundQuery } from './data/bound-query';
 export { preparedStatement, type PreparedStatement } from './data/prepared-statements';
 export { statementForeignKey, type StatementForeignKey } from './data/statement-foreign-key';
 export { newUuid } from './data/uuid';
+export {
+  isTimeZone,
+  assertTimeZone,
+  localParts,
+  offsetMsAt,
+  offsetAt,
+  formatOffset,
+  formatDate,
+  localDateOf,
+  localDateTimeOf,
+  describeInstant,
+  parseDate,
+  clockMinutes,
+  addDays,
+  addCivilDays,
+  isoWeekdayIndex,
+  civilWeekdayIndex,
+  wallClockToInstants,
+  resolveWallClock,
+  localDayStart,
+  type LocalParts,
+  type CivilDate,
+  type WallClockPick,
+} from './time/zone-time';
 export type { TenantRef } from './context/request-context';
 export { requestTokenReference, tokenIsLive, activeTenant } from './tenancy/token-binding';
 export type { Logger } from './logging/logger';

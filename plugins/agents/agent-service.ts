@@ -5,6 +5,7 @@ import { AGENT_TOPICS, type AgentChangedEvent } from './agent-events';
 import type { AgentJson, AgentReader } from './agent-reader';
 import { applyAgentWrite, type AgentWrite } from './agent-write';
 import { Agent } from './entities';
+import type { AgentMemberCheck } from './member-checks';
 
 /**
  * What every agent-mutating route shares: find the agent to change (locked, so two
@@ -21,6 +22,8 @@ export class AgentService {
     readonly secrets: SecretsService,
     /** Event names agent webhooks may subscribe to (filled by every plugin at init). */
     readonly webhookEvents: ReadonlySet<string>,
+    /** Other plugins' checks of members a write sets (the `agentMemberChecks` point). */
+    readonly memberChecks: readonly AgentMemberCheck[] = [],
   ) {}
 
   /** The agent of the current tenant, row-locked until the request's transaction ends; 404 otherwise. */
@@ -33,7 +36,7 @@ export class AgentService {
   /** `PUT /agents/{uuid}` and the routes that replace one list: lock, check and apply the body, answer. */
   async update(em: EntityManager, tenantUuid: string, agentUuid: string, body: AgentWrite): Promise<{ data: AgentJson }> {
     const agent = await this.lockForWrite(em, agentUuid);
-    const changed = await applyAgentWrite(em, tenantUuid, agent, body, false);
+    const changed = await applyAgentWrite(em, tenantUuid, agent, body, false, this.memberChecks);
     return this.saved(em, agent, changed);
   }
 

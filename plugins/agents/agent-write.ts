@@ -19,6 +19,7 @@ import {
   type Reference,
 } from './validation/agent-rules';
 import { FieldErrorList } from './validation/field-errors';
+import type { AgentMemberCheck } from './member-checks';
 
 /** The body of `POST /agents` and `PUT /agents/{uuid}` after schema validation. */
 export type AgentWrite = Record<string, any>;
@@ -44,7 +45,14 @@ const LISTS = ['guidelines', 'notes', 'procedures', 'training', 'routing_rules',
  * each list present replaces the agent's list. Nothing is written if a rule fails.
  * Returns the top-level members it changed.
  */
-export async function applyAgentWrite(em: EntityManager, tenantUuid: string, agent: Agent, body: AgentWrite, isNew: boolean): Promise<string[]> {
+export async function applyAgentWrite(
+  em: EntityManager,
+  tenantUuid: string,
+  agent: Agent,
+  body: AgentWrite,
+  isNew: boolean,
+  checks: readonly AgentMemberCheck[] = [],
+): Promise<string[]> {
   const errors = new FieldErrorList();
   checkAgentCatalogs(body, errors);
   const voice = body.settings?.voice === undefined ? agent.voiceSettings : (mergeBySchema(VoiceSettings, agent.voiceSettings, body.settings.voice) as Record<string, unknown>);
@@ -64,6 +72,8 @@ export async function applyAgentWrite(em: EntityManager, tenantUuid: string, age
   (body.procedures as ProcedureItem[] | undefined)?.forEach((procedure, index) => stepIntents.push(...stepReferences(procedure.steps, `procedures.${index}`)));
   await checkAgentReferences(em, tenantUuid, isNew ? null : agent.uuid, agentReferences, errors);
   await checkStepIntents(em, isNew ? null : agent.uuid, stepIntents, errors);
+  const appointments = body.appointments === undefined ? undefined : mergeAppointments(agent.appointments, body.appointments);
+  if (appointments) for (const check of checks) if (check.member === 'appointments') await check.check(em, appointments, errors);
   errors.throwIfAny();
 
   const changed = new Set<string>();
@@ -78,8 +88,8 @@ export async function applyAgentWrite(em: EntityManager, tenantUuid: string, age
     agent.textSettings = text;
     changed.add('settings');
   }
-  if (body.appointments !== undefined) {
-    agent.appointments = mergeAppointments(agent.appointments, body.appointments);
+  if (appointments) {
+    agent.appointments = appointments;
     changed.add('appointments');
   }
   for (const list of LISTS) {

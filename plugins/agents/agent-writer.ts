@@ -81,7 +81,7 @@ function fieldErrors(errors: ErrorObject[]): FieldErrors {
 /** The service whose `agent.updated` messages carry `caused-by`. */
 function causedBy(service: AgentService, cause: string): AgentService {
   const bus = { ...service.bus, publish: (topic: string, payload: unknown, options: Parameters<AgentService['bus']['publish']>[2] = {}) => service.bus.publish(topic, payload, { ...options, headers: { ...options.headers, 'caused-by': cause } }) };
-  return new AgentService(service.reader, bus, service.secrets, service.webhookEvents);
+  return new AgentService(service.reader, bus, service.secrets, service.webhookEvents, service.memberChecks);
 }
 
 export function createAgentWriter(orm: OrmService, tenants: TenantService, service: AgentService): AgentWriter {
@@ -96,7 +96,7 @@ export function createAgentWriter(orm: OrmService, tenants: TenantService, servi
 
     const fields = agent as unknown as Record<string, unknown>;
     const differing = MEMBERS.filter((member) => changes[member] !== undefined && fields[camel(member)] !== changes[member]);
-    const changed = await applyAgentWrite(em, tenant.uuid, agent, Object.fromEntries(differing.map((member) => [member, changes[member]])), false);
+    const changed = await applyAgentWrite(em, tenant.uuid, agent, Object.fromEntries(differing.map((member) => [member, changes[member]])), false, service.memberChecks);
     if (status && status !== agent.status) {
       agent.status = status;
       changed.push('status');

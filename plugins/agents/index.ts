@@ -21,6 +21,7 @@ import { intentAuthToken, webhookSecret } from './secret-columns';
 import { agentWebhookEvents } from './webhook-events';
 import { agentChannelsRef, createAgentChannels } from './agent-channels';
 import { agentChannelChecks } from './channel-checks';
+import { agentMemberChecks } from './member-checks';
 import { createWebChatChannels, webChatChannelsRef } from './web-chat-channels';
 
 // The public API of the agents plugin: what other plugins may import.
@@ -39,6 +40,8 @@ export type { AgentStatus } from './agent-status';
 export { webChatChannelsRef, type WebChatChannels, type WebChatChannel } from './web-chat-channels';
 export { agentChannelsRef, type AgentChannels, type RoutedAgentChannel, type ConnectionUser } from './agent-channels';
 export { agentChannelChecks, type AgentChannelCheck } from './channel-checks';
+export { agentMemberChecks, type AgentMemberCheck } from './member-checks';
+export type { Appointments as AgentAppointments, ScheduleAssignment } from './schemas/appointments';
 export { isLanguageCode, languages, type Language } from './languages/language-catalog';
 
 /** The settings slots other plugins added; they may not take the agent's own members. */
@@ -55,7 +58,7 @@ export default definePlugin({
     { name: '0001-agents', class: Migration0001Agents },
     { name: '0002-channel-public-key', class: Migration0002ChannelPublicKey },
   ],
-  provides: [agentSettingsSlots, agentWebhookEvents, agentChannelChecks],
+  provides: [agentSettingsSlots, agentWebhookEvents, agentChannelChecks, agentMemberChecks],
   contributes: ownWebhookEvents.map((event) => agentWebhookEvents.add(event)),
   // One reader and one AgentService per kernel: init's routes and the services below share them.
   services: [
@@ -67,7 +70,8 @@ export default definePlugin({
     createServiceFactory({
       service: agentServiceRef,
       deps: { bus: coreServices.bus, secrets: coreServices.secrets, reader: agentReaderRef },
-      factory: ({ bus, secrets, reader }, { extensions }) => new AgentService(reader, bus, secrets, new Set(extensions.items(agentWebhookEvents).map((event) => event.name))),
+      factory: ({ bus, secrets, reader }, { extensions }) =>
+        new AgentService(reader, bus, secrets, new Set(extensions.items(agentWebhookEvents).map((event) => event.name)), extensions.items(agentMemberChecks)),
     }),
     createServiceFactory({
       service: agentDirectoryRef,

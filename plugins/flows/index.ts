@@ -9,6 +9,7 @@ import { builderRoutes } from './builder';
 import { catalogRoutes } from './catalog';
 import { oauthVerifier } from './catalog/oauth-routes';
 import { connectionCredentials } from './connections/connection-secret';
+import { createFlowActions, flowActionsRef, flowsRuntimeSlot, flowsRuntimeSlotRef } from './connections/flow-actions';
 import { executionRoutes, registerEngine } from './engine';
 import * as entities from './entities';
 import { Migration0001Flows } from './migrations/0001-flows';
@@ -70,6 +71,7 @@ export {
 } from './app/auth';
 export { Options, type OptionLink } from './app/option-link';
 export { flowTriggersRef, flowCause, type FlowTriggers, type LiveTrigger } from './runs/flow-triggers';
+export { flowActionsRef, type FlowActions, type FlowActionRunOptions, type FlowConnectionInfo } from './connections/flow-actions';
 
 /**
  * An app's own config, which it names as `deps.config` (its plugin's `configRef`): where
@@ -105,6 +107,9 @@ export default definePlugin({
     }),
     // One per kernel: where app plugins hand over the services their apps name in `deps`.
     createServiceFactory({ service: flowAppDepsRef, deps: {}, factory: flowAppDepsRegistry }),
+    // Other plugins' calls of one action with a connection, outside any flow; the runtime comes from init, through the slot.
+    createServiceFactory({ service: flowsRuntimeSlotRef, deps: {}, factory: flowsRuntimeSlot }),
+    createServiceFactory({ service: flowActionsRef, deps: { slot: flowsRuntimeSlotRef }, factory: ({ slot }) => createFlowActions(slot) }),
   ],
   deps: {
     http: coreServices.http,
@@ -120,6 +125,7 @@ export default definePlugin({
     quotas: coreServices.quotas,
     agents: agentDirectoryRef,
     appDeps: flowAppDepsRef,
+    runtimeSlot: flowsRuntimeSlotRef,
   },
   init(deps, { extensions }) {
     deps.secrets.declareColumn(connectionCredentials);
@@ -128,6 +134,7 @@ export default definePlugin({
     const appConfig = appConfigReader(catalog);
     const tokens = new ConnectionTokens({ ...deps, catalog, appConfig });
     const runtime: FlowsRuntime = { ...deps, catalog, appConfig, tokens };
+    deps.runtimeSlot.set(runtime);
     // App plugins hand their deps over in their own init, after this one.
     deps.lifecycle.onStart(() => runtime.catalog.assertDepsProvided());
     // In this order: the catalog's static `/api/v1/flow/apps/...` and `/api/v1/flow/connections/...` before the builder's `/api/v1/flow/:uuid...`.

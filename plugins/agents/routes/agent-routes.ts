@@ -64,7 +64,7 @@ const createAgent = ({ service, agent, slots, quotas }: AgentRouteDeps) =>
     handler: async ({ body, em, tenant }) => {
       await quotas.check(em, 'agents', async () => (await em.count(Agent, {})) + 1);
       const created = em.create(Agent, { name: body.name });
-      const changed = await applyAgentWrite(em, tenant.uuid, created, body, true);
+      const changed = await applyAgentWrite(em, tenant.uuid, created, body, true, service.memberChecks);
       return service.saved(em, created, changed, AGENT_TOPICS.created);
     },
   });

@@ -19,8 +19,8 @@ import { checkUniqueKeys } from '../validation/agent-rules';
 import { childListRoutes, type ChildContext, type ChildList } from './child-routes';
 
 const KEY_TAKEN = 'Another intent of this agent has this key';
-/** The tools every talking agent has; their names are fixed. */
-export const RESERVED_TOOL_NAMES = ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation'] as const;
+/** The runtime's tools (decisions-2.md §1) and the appointment tools (§7): fixed names no intent may take. */
+export const RESERVED_TOOL_NAMES = ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation', 'find_slots', 'book_appointment', 'reschedule_appointment', 'cancel_appointment'] as const;
 
 /** Intents: the agent's tools. The webhook's auth token is sealed at rest and never returned. */
 export const intentRoutes = (service: AgentService, agent: TSchema): AnyRoute[] => [...childListRoutes(service, agent, intentList), listIntents(service), readIntent(service)];

@@ -19,7 +19,7 @@ const CAPABILITIES: Record<string, string> = {
   make_call: 'a calls plugin',
   send_message: 'a channels plugin',
   send_email: 'an email channel plugin',
-  appointment: 'an appointments plugin',
+  appointment: 'the appointments-outreach plugin (with appointments and channels)',
   survey: 'a surveys plugin',
   notification: 'a notifications plugin',
 };

@@ -24,6 +24,7 @@ import { checkGuardRules } from '../guard/guard-check';
 import { buildPrompt } from '../prompt';
 import type { RuntimeSettings } from '../runtime-config';
 import { toolCatalog } from '../tools/tool-catalog';
+import type { RuntimeToolProvider, RuntimeToolTurn } from '../tools/tool-providers';
 import { runTools, type ToolOutcome } from '../tools/tool-runner';
 import { RUNTIME_TOPICS, type IntentCalledEvent } from '../topics';
 import { activeRoutingRules, dailyLimit, guardRulesFor, localDayStart, splitMessages, workingHours } from '../turn-rules';
@@ -43,6 +44,8 @@ export interface TurnDeps {
   memory: ContactMemoryReader;
   leases: TurnLeases;
   settings: RuntimeSettings;
+  /** Other plugins' tools (the `runtimeToolProviders` point), each with the deps its plugin handed over. */
+  toolProviders: readonly { provider: RuntimeToolProvider; deps: () => Readonly<Record<string, unknown>> }[];
 }
 
 /** What the checks before a turn found: the agent, and the conversation (opened for a first message). */
@@ -171,12 +174,14 @@ export class Turn {
     if (limit && customerMessagesToday > limit.max) return say([limit.message]);
 
     const contactUuid = conversation.contact_uuid;
-    const [contact, memory, tables] = await Promise.all([
+    const toolTurn: RuntimeToolTurn = { agentUuid: agent.agent_uuid, conversationUuid: conversation.uuid, contactUuid, channel: conversation.channel, now, signal: stream?.signal };
+    const [contact, memory, tables, offered] = await Promise.all([
       contactUuid ? this.deps.contacts.get([contactUuid]).then((found) => found.get(contactUuid) ?? null) : Promise.resolve(null),
       contactUuid ? this.deps.memory.recall(agent.agent_uuid, contactUuid) : Promise.resolve([]),
       this.deps.knowledge.tablesOf(agent.agent_uuid),
+      Promise.all(this.deps.toolProviders.map(({ provider, deps }) => provider.tools(agent, toolTurn, deps()))).then((lists) => lists.flat()),
     ]);
-    const catalog = toolCatalog(agent, tables, activeRoutingRules(agent));
+    const catalog = toolCatalog(agent, tables, activeRoutingRules(agent), offered);
     const prompt = buildPrompt({
       agent,
       history: history.map((message) => ({ sender: message.sender, message_type: message.message_type, content: message.content })),
@@ -231,6 +236,7 @@ export class Turn {
         agentUuid: agent.agent_uuid,
         conversationUuid: conversation.uuid,
         contact: contact ? { uuid: contact.uuid, name: contact.name, phone_number: contact.phone_number, email: contact.email } : null,
+        turn: toolTurn,
         catalog,
         egress: this.deps.egress,
         agents: this.deps.agents,

@@ -1,9 +1,12 @@
 import type { ToolDefinition } from '../../../core';
 import { RESERVED_TOOL_NAMES, type AgentView, type IntentJson, type RoutingRuleJson } from '../../agents';
 import { FILTER_OPERATORS, type AssignedTable } from '../../tables';
+import type { RuntimeTool } from './tool-providers';
 
-/** The built-in tools' names (decisions-2.md §1): fixed; the agents plugin refuses them as intent keys. */
+/** Tools' fixed names (decisions-2.md §1 and §7): the agents plugin refuses them as intent keys. */
 const BUILT_IN_TOOLS: readonly string[] = RESERVED_TOOL_NAMES;
+/** The runtime's own tools: a contributed tool cannot take one of these names. */
+const OWN_TOOLS: readonly string[] = ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation'];
 
 type Intent = IntentJson;
 type RoutingRule = RoutingRuleJson;
@@ -15,18 +18,22 @@ export interface ToolCatalog {
   routingRules: Map<string, RoutingRule>;
   knowledgeTables: AssignedTable[];
   lookupTables: AssignedTable[];
+  /** Other plugins' tools offered in this turn, by name. */
+  contributed: Map<string, RuntimeTool>;
 }
 
 /**
  * The tools of a turn, in a fixed order (intents by key, then the built-ins), so the
  * same agent gives the model the same request.
  */
-export function toolCatalog(agent: AgentView, tables: AssignedTable[], routingRules: RoutingRule[]): ToolCatalog {
+export function toolCatalog(agent: AgentView, tables: AssignedTable[], routingRules: RoutingRule[], offered: RuntimeTool[] = []): ToolCatalog {
   const definitions: ToolDefinition[] = [];
   const intents = new Map<string, Intent>();
+  const contributed = new Map<string, RuntimeTool>();
+  for (const tool of offered) if (!OWN_TOOLS.includes(tool.definition.name) && !contributed.has(tool.definition.name)) contributed.set(tool.definition.name, tool);
   for (const intent of [...agent.intents].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
     // Refused as keys since the runtime exists; an intent stored before keeps its row but not the name.
-    if (BUILT_IN_TOOLS.includes(intent.key)) continue;
+    if (BUILT_IN_TOOLS.includes(intent.key) || contributed.has(intent.key)) continue;
     intents.set(intent.key, intent);
     definitions.push({ name: intent.key, description: describeIntent(intent), parameters: intentParameters(intent) });
   }
@@ -63,6 +70,8 @@ export function toolCatalog(agent: AgentView, tables: AssignedTable[], routingRu
       },
     });
   }
+  // In the order the providers gave them: a provider's order is part of the same request for the same agent.
+  for (const tool of contributed.values()) definitions.push(tool.definition);
   const rules = new Map(routingRules.map((rule) => [rule.uuid, rule]));
   if (routingRules.length > 0) {
     definitions.push({
@@ -76,7 +85,7 @@ export function toolCatalog(agent: AgentView, tables: AssignedTable[], routingRu
     description: 'End the conversation when it is over (the customer said goodbye or has nothing more to ask). Give the closing line as your message.',
     parameters: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'], additionalProperties: false },
   });
-  return { definitions, intents, routingRules: rules, knowledgeTables, lookupTables };
+  return { definitions, intents, routingRules: rules, knowledgeTables, lookupTables, contributed };
 }
 
 function describeIntent(intent: Intent): string {

@@ -3,6 +3,7 @@ import type { AgentDirectory } from '../../agents';
 import type { KnowledgeSearch, TableRecords } from '../../tables';
 import { callIntentWebhook } from './intent-webhook';
 import type { ToolCatalog } from './tool-catalog';
+import type { RuntimeToolTurn } from './tool-providers';
 
 /** One tool call of a turn, as the answer's `tool_calls` lists it. */
 export interface ToolOutcome {
@@ -21,6 +22,8 @@ export interface ToolContext {
   agentUuid: string;
   conversationUuid: string;
   contact: unknown;
+  /** What contributed tools are told of the turn. */
+  turn: RuntimeToolTurn;
   catalog: ToolCatalog;
   egress: Egress;
   agents: AgentDirectory;
@@ -59,6 +62,8 @@ async function runTool(call: ToolCall, context: ToolContext): Promise<ToolOutcom
       });
       return outcome('ok', answer, extra);
     }
+    const contributed = context.catalog.contributed.get(call.name);
+    if (contributed) return outcome('ok', await contributed.run(call.arguments, context.turn));
     switch (call.name) {
       case 'search_knowledge':
         return outcome('ok', await searchKnowledge(call.arguments, context));

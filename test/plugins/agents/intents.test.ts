@@ -68,7 +68,7 @@ describe('agent intents', () => {
 
   it('the built-in tools’ names are refused as keys with 422 on body.key', async () => {
     const { agent_uuid } = await createAgent(kit.api);
-    for (const key of ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation']) {
+    for (const key of ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation', 'find_slots', 'book_appointment', 'reschedule_appointment', 'cancel_appointment']) {
       const res = await kit.api.post(`/api/v1/agents/${agent_uuid}/intents`).send({ key }).expect(422);
       expect(Object.keys(res.body.errors)).toEqual(['body.key']);
     }

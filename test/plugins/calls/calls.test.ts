@@ -160,6 +160,30 @@ describe('rules and settings acting on a call', () => {
   const byKind = (reply: Record<string, unknown>, guard: { rule_uuid: string | null }) => (req: { body: any }) =>
     req.body?.response_format?.json_schema?.name === 'guard_check' ? { json: guard } : reply;
 
+  it('a hangup that Twilio refuses because the call already ended there (21220) still ends the call', async () => {
+    const { agent } = await callingAgent(kit, { interaction: { outbound_first_message: 'Hi!' } });
+    const to = callee();
+    kit.twilio.script(to, { steps: [{ wait: 60_000_000 }] });
+    const conversation = (await kit.kit.api.post('/api/v1/call').send({ agent_uuid: agent, to }).expect(201)).body.data.conversation_uuid as string;
+    const sid = await sidOfCallTo(to);
+    await kit.twilio.waitFor((state) => state.calls.find((call) => call.sid === sid)?.said.length === 1);
+    // The caller hung up at Twilio a moment before: Twilio refuses the update, and its status callback has not reached us yet.
+    kit.twilio.state.failures.push({ on: `POST /2010-04-01/Accounts/${kit.twilio.account.sid}/Calls/${sid}`, reply: { status: 400, body: { code: 21220, message: 'Call is not in-progress. Cannot redirect.', status: 400 } } });
+    const hungUp = await kit.kit.api.post(`/api/v1/call/${conversation}/hangup`).expect(200);
+    expect(hungUp.body.data).toMatchObject({ status: 'ended', ended_reason: 'hangup_by_agent' });
+    expect(kit.twilio.state.failures).toEqual([]);
+    // Another refusal is still a 502: only "not in progress" means the hangup already holds.
+    const { agent: other } = await callingAgent(kit, { interaction: { outbound_first_message: 'Hi!' } });
+    const second = callee();
+    kit.twilio.script(second, { steps: [{ wait: 60_000_000 }] });
+    const conversation2 = (await kit.kit.api.post('/api/v1/call').send({ agent_uuid: other, to: second }).expect(201)).body.data.conversation_uuid as string;
+    const sid2 = await sidOfCallTo(second);
+    await kit.twilio.waitFor((state) => state.calls.find((call) => call.sid === sid2)?.said.length === 1);
+    kit.twilio.state.failures.push({ on: `/Calls/${sid2}`, reply: { status: 400, body: { code: 20001, message: 'Bad request', status: 400 } } });
+    await kit.kit.api.post(`/api/v1/call/${conversation2}/hangup`).expect(502);
+    kit.twilio.reset();
+  });
+
   it('a guard rule ending the conversation says its line, then hangs up (`hangup_by_agent`)', async () => {
     const { agent } = await callingAgent(kit, { interaction: { outbound_first_message: 'Hi!' } });
     await kit.kit.api

@@ -36,9 +36,9 @@ async function agentWithIntent(webhook: { url: string | null; auth_token?: strin
   await kit.api
     .post(`/api/v1/agents/${agent}/intents`)
     .send({
-      key: 'book_appointment',
-      name: 'Book an appointment',
-      description: 'When the customer wants an appointment',
+      key: 'reserve_table',
+      name: 'Reserve a table',
+      description: 'When the customer wants a table',
       recommendation_actions: 'Confirm the time',
       webhook,
       parameters: [
@@ -57,21 +57,21 @@ describe('intents', () => {
   it('calls the webhook with the bearer and the parameters, and gives the answer back to the model', async () => {
     const agent = await agentWithIntent({ url: `${receiver.url}/book`, auth_token: 'secret-token-1' });
     receiver.answers.push({ status: 200, body: { booked: true, at: 'Tuesday 10:00' } });
-    model.reply({ toolCalls: [{ name: 'book_appointment', arguments: { day: 'Tuesday' } }] }, { content: 'Booked for Tuesday at 10.' });
+    model.reply({ toolCalls: [{ name: 'reserve_table', arguments: { day: 'Tuesday' } }] }, { content: 'Booked for Tuesday at 10.' });
     const turn = (await chat(agent, 'Book me on Tuesday', { contact: { email: 'bo@example.com', name: 'Bo' } }).expect(200)).body.data;
 
     const call = receiver.requests.at(-1)!;
     expect(call.method).toBe('POST');
     expect(call.headers.authorization).toBe('Bearer secret-token-1');
     expect(call.body).toMatchObject({
-      intent: 'book_appointment',
+      intent: 'reserve_table',
       parameters: { day: 'Tuesday' },
       conversation_uuid: turn.conversation_uuid,
       agent_uuid: agent,
       contact: { email: 'bo@example.com', name: 'Bo' },
     });
     // The tool definition the model saw: parameters typed, required, default.
-    const tool = model.requests[model.requests.length - 2].body.tools.find((t: any) => t.function.name === 'book_appointment');
+    const tool = model.requests[model.requests.length - 2].body.tools.find((t: any) => t.function.name === 'reserve_table');
     expect(tool.function.parameters).toEqual({
       type: 'object',
       properties: { day: { type: 'string' }, people: { type: 'integer', default: 1 } },
@@ -82,17 +82,17 @@ describe('intents', () => {
     const toolResult = model.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
     expect(JSON.parse(toolResult.content)).toEqual({ booked: true, at: 'Tuesday 10:00' });
 
-    expect(turn.tool_calls).toEqual([{ name: 'book_appointment', arguments: { day: 'Tuesday' }, status: 'ok', duration_ms: expect.any(Number) }]);
+    expect(turn.tool_calls).toEqual([{ name: 'reserve_table', arguments: { day: 'Tuesday' }, status: 'ok', duration_ms: expect.any(Number) }]);
     expect(turn.reply.content).toBe('Booked for Tuesday at 10.');
     const [recorded] = await toolMessages(turn.conversation_uuid);
-    expect(JSON.parse(recorded.content)).toMatchObject({ name: 'book_appointment', status: 'ok', result: { booked: true } });
+    expect(JSON.parse(recorded.content)).toMatchObject({ name: 'reserve_table', status: 'ok', result: { booked: true } });
 
     // `intent_called` (an agent webhook event) is published with the turn's records.
     const [event] = await waitFor(
       () => intentEvents.filter((e) => e.conversation_uuid === turn.conversation_uuid),
       (found) => found.length === 1,
     );
-    expect(event).toMatchObject({ tenant: kit.tenant.uuid, agent_uuid: agent, intent: 'book_appointment', parameters: { day: 'Tuesday' }, status: 'ok', result: { booked: true, at: 'Tuesday 10:00' } });
+    expect(event).toMatchObject({ tenant: kit.tenant.uuid, agent_uuid: agent, intent: 'reserve_table', parameters: { day: 'Tuesday' }, status: 'ok', result: { booked: true, at: 'Tuesday 10:00' } });
     const catalog = (await kit.api.get('/api/v1/agent-webhook-events').expect(200)).body.data.items.map((e: any) => e.name);
     expect(catalog).toEqual(expect.arrayContaining(['intent_called', 'conversation_status', 'message_created']));
   });
@@ -100,10 +100,10 @@ describe('intents', () => {
   it('a failing webhook goes back to the model as an error result, and the turn still answers', async () => {
     const agent = await agentWithIntent({ url: `${receiver.url}/book` });
     receiver.answers.push({ status: 500, body: { error: 'calendar down' } });
-    model.reply({ toolCalls: [{ name: 'book_appointment', arguments: { day: 'Friday' } }] }, { content: 'Sorry, I could not book that.' });
+    model.reply({ toolCalls: [{ name: 'reserve_table', arguments: { day: 'Friday' } }] }, { content: 'Sorry, I could not book that.' });
     const turn = (await chat(agent, 'Book Friday').expect(200)).body.data;
     expect(receiver.requests.at(-1)!.headers.authorization).toBeUndefined();
-    expect(turn.tool_calls[0]).toMatchObject({ name: 'book_appointment', status: 'error' });
+    expect(turn.tool_calls[0]).toMatchObject({ name: 'reserve_table', status: 'error' });
     const toolResult = model.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
     expect(JSON.parse(toolResult.content).error).toMatch(/500/);
     expect(turn.reply.content).toBe('Sorry, I could not book that.');
@@ -111,7 +111,7 @@ describe('intents', () => {
 
   it('without a webhook the result is ok with the recommendation actions', async () => {
     const agent = await agentWithIntent({ url: null });
-    model.reply({ toolCalls: [{ name: 'book_appointment', arguments: { day: 'Monday' } }] }, { content: 'Noted.' });
+    model.reply({ toolCalls: [{ name: 'reserve_table', arguments: { day: 'Monday' } }] }, { content: 'Noted.' });
     await chat(agent, 'Monday please').expect(200);
     const toolResult = model.requests.at(-1)!.body.messages.find((m: any) => m.role === 'tool');
     expect(JSON.parse(toolResult.content)).toEqual({ ok: true, recommendation_actions: 'Confirm the time' });
@@ -119,7 +119,7 @@ describe('intents', () => {
 
   it('stops calling tools after the configured rounds and answers without them', async () => {
     const agent = await agentWithIntent({ url: null });
-    const loop = { toolCalls: [{ name: 'book_appointment', arguments: { day: 'Monday' } }] };
+    const loop = { toolCalls: [{ name: 'reserve_table', arguments: { day: 'Monday' } }] };
     model.reply(loop, loop, loop, loop, loop, { content: 'Done.' });
     const turn = (await chat(agent, 'Loop').expect(200)).body.data;
     expect(turn.tool_calls).toHaveLength(5);

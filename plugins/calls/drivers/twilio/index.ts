@@ -1,6 +1,6 @@
 import { TwilioCredentials, verifyTwilioSignature } from '../../../channels';
 import { defineTelephonyDriver, type CallEvent, type ProviderCallStatus } from '../../driver';
-import { getRecording, postCalls } from './rest';
+import { CALL_NOT_IN_PROGRESS, TwilioCallError, getRecording, postCalls } from './rest';
 import { renderTwiml } from './twiml';
 
 /** Twilio's `CallStatus` values, as the plugin names them. */
@@ -62,7 +62,13 @@ export const twilioVoiceDriver = defineTelephonyDriver({
   },
   async hangup(context, externalId) {
     // `completed` ends a call in progress; Twilio takes it for a queued or ringing one as well and cancels it.
-    await postCalls(context, `/${encodeURIComponent(externalId)}`, new URLSearchParams({ Status: 'completed' }));
+    try {
+      await postCalls(context, `/${encodeURIComponent(externalId)}`, new URLSearchParams({ Status: 'completed' }));
+    } catch (error) {
+      // The call ended at Twilio first (the caller hung up; its status callback is on its way): what a hangup wants already holds.
+      if (error instanceof TwilioCallError && error.code === CALL_NOT_IN_PROGRESS) return;
+      throw error;
+    }
   },
   verify: (request, connection) => verifyTwilioSignature(request, connection.credentials.auth_token),
   parse(kind, request): CallEvent[] {

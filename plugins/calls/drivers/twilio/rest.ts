@@ -13,6 +13,29 @@ const basicAuth = ({ account_sid, auth_token }: TwilioCredentials) => `Basic ${B
 const callsUrl = (context: CallDriverContext<TwilioCredentials>) =>
   `${context.apiBaseUrl}/2010-04-01/Accounts/${encodeURIComponent(context.connection.credentials.account_sid)}/Calls`;
 
+/** Twilio refused the request: its error `code` (21220: the call is not in progress), when its body gave one. */
+export class TwilioCallError extends TelephonySendError {
+  constructor(
+    message: string,
+    retryable: boolean,
+    readonly code: number | null,
+  ) {
+    super(message, retryable);
+  }
+}
+
+/** Twilio's error code for an update of a call that is no longer in progress. */
+export const CALL_NOT_IN_PROGRESS = 21220;
+
+function codeOf(response: EgressResponse): number | null {
+  try {
+    const code = (response.json() as { code?: unknown } | null)?.code;
+    return typeof code === 'number' ? code : typeof code === 'string' && /^\d+$/.test(code) ? Number(code) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** POSTs a form to the account's Calls resource (`''`) or one call (`/{sid}`); answers the resource JSON. */
 export async function postCalls(context: CallDriverContext<TwilioCredentials>, path: string, form: URLSearchParams): Promise<Record<string, unknown>> {
   let response: EgressResponse;
@@ -32,7 +55,7 @@ export async function postCalls(context: CallDriverContext<TwilioCredentials>, p
     const body = response.json();
     return typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
   }
-  throw new TelephonySendError(twilioReason(response), response.status === 429 || response.status >= 500);
+  throw new TwilioCallError(twilioReason(response), response.status === 429 || response.status >= 500, codeOf(response));
 }
 
 /** A recording's audio as WAV (Twilio serves the recording at its URL plus an extension). */
