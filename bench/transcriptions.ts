@@ -31,7 +31,9 @@
  *
  *   floorDrain   the upload's body read and dropped: HTTP alone;
  *   floorSpool   the body parsed and its file spooled to a temporary file (as the kernel takes uploads);
- *   floorIntake  and the plugin's intake (sniffed, measured, put): the upload's whole file work;
+ *   floorIntake  and the plugin's intake (sniffed, measured, put): the spooled design's file work;
+ *   floorStream  the part streamed by the parser into the plugin's receiveAudio and moved under
+ *                its tenant's key: the upload route's design (no spool), its whole file work;
  *   floorJob     and the job's file work (the stored file copied back and read whole), per file:
  *                what a file's bytes cost the design, before any row is written.
  * All back to back, as the upload side.
@@ -147,6 +149,7 @@ async function main({ database, children, onClose, newDatabase }: BenchFrame): P
       floorDrain: (k) => uploadOnly(floorTarget, ids[k], bodies[k], '/upload?step=drain'),
       floorSpool: (k) => uploadOnly(floorTarget, ids[k], bodies[k], '/upload?step=spool'),
       floorIntake: (k) => uploadOnly(floorTarget, ids[k], bodies[k], '/upload?step=intake'),
+      floorStream: (k) => uploadOnly(floorTarget, ids[k], bodies[k], '/upload?step=stream'),
       floorJob: (k) => uploadOnly(floorTarget, ids[k], bodies[k], '/upload?step=job'),
     };
     const job = jobs[side];
@@ -169,7 +172,7 @@ async function main({ database, children, onClose, newDatabase }: BenchFrame): P
     `transcriptions: ${settings.files} files of ${settings.seconds} s (${fmt(fileOf(0).length / 1e6, 2)} MB each), ${settings.concurrency} clients, ` +
       `${settings.rounds} rounds per side after a warm-up of ${settings.warmupFiles} (${os.cpus().length} CPUs, node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')})`,
   );
-  const sides: Side[] = ['files', 'upload', 'uploadAlone', 'direct', 'floorDrain', 'floorSpool', 'floorIntake', 'floorJob'];
+  const sides: Side[] = ['files', 'upload', 'uploadAlone', 'direct', 'floorDrain', 'floorSpool', 'floorIntake', 'floorStream', 'floorJob'];
   if (settings.warmupFiles > 0) for (const side of sides) await runSide(side, settings.warmupFiles, 0);
   const runs: RunResult[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
@@ -192,7 +195,7 @@ async function main({ database, children, onClose, newDatabase }: BenchFrame): P
   const shareOf = (side: Side) => round3(summary[side].megabytesPerSecond / summary.direct.megabytesPerSecond);
   const uploadShare = shareOf('upload');
   const uploadAloneShare = shareOf('uploadAlone');
-  const floorShares = { drain: shareOf('floorDrain'), spool: shareOf('floorSpool'), intake: shareOf('floorIntake') };
+  const floorShares = { drain: shareOf('floorDrain'), spool: shareOf('floorSpool'), intake: shareOf('floorIntake'), stream: shareOf('floorStream') };
   const goals = {
     ownP50: { goal: `<= ${GOALS.ownP50Ms} ms`, value: summary.files.ownP50, met: summary.files.ownP50 <= GOALS.ownP50Ms },
     uploadShare: { goal: `>= ${GOALS.uploadShare * 100}% of the fs driver's`, value: uploadShare, met: uploadShare >= GOALS.uploadShare },
@@ -217,6 +220,7 @@ async function main({ database, children, onClose, newDatabase }: BenchFrame): P
       ['floor throughput  drain | spool | intake', `${mb('floorDrain')} | ${mb('floorSpool')} | ${mb('floorIntake')}`, 'HTTP alone | + the multipart spool | + sniff, duration, put'],
       ['floor / direct  drain | spool | intake', `${fmt(100 * floorShares.drain, 1)}% | ${fmt(100 * floorShares.spool, 1)}% | ${fmt(100 * floorShares.intake, 1)}%`, 'the upload’s design, no database'],
       ['floor: upload -> 202 p50  drain | spool | intake', `${fmt(summary.floorDrain.uploadP50)} | ${fmt(summary.floorSpool.uploadP50)} | ${fmt(summary.floorIntake.uploadP50)} ms`, ''],
+      ['floor streamed: throughput | share | p50', `${mb('floorStream')} | ${fmt(100 * floorShares.stream, 1)}% | ${fmt(summary.floorStream.uploadP50)} ms`, 'parser -> receiveAudio -> storage, moved: the route’s design, no database'],
       ['floor: a file’s bytes, upload + job p50 | p95', `${fmt(summary.floorJob.uploadP50)} | ${fmt(summary.floorJob.uploadP95)} ms`, 'the platform time’s floor: its file work, no database or bus'],
       ['load average (1 min) as runs started, by side', sides.map((side) => fmt(summary[side].loadAverage, 1)).join(' | '), `${sides.join(' | ')}; ${os.cpus().length} CPUs, shared`],
     ],

@@ -39,7 +39,7 @@ export {
 } from './http/http-errors';
 export * from './http/schemas';
 export { isHttpUrl } from './http/http-url';
-export type { UploadSpec, UploadedFile } from './http/multipart-upload';
+export type { UploadSpec, UploadedFile, IncomingFile, ReceivedFile } from './http/multipart-upload';
 export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, PrepareContext, MessageHandler, RetryPolicy } from './bus/bus-types';
 export { defineSecretColumn, type SecretColumn, type SecretColumnSpec } from './secrets/secret-column';
 export type { SecretsService } from './secrets/secrets';

@@ -10,7 +10,7 @@
 import { freePort, serveBenchKernel, settingsFromEnv, type BenchKernelSettings } from '../lib/bench-kernel';
 import { runChild } from '../lib/children';
 
-export const KERNEL_PLUGINS = ['agents', 'conversations', 'contacts', 'tables', 'memorize', 'runtime', 'channels', 'storage', 'calls'];
+export const KERNEL_PLUGINS = ['agents', 'conversations', 'contacts', 'tables', 'memorize', 'runtime', 'channels', 'storage', 'telephony', 'calls'];
 
 export type { BenchKernelMessage as KernelMessage } from '../lib/bench-kernel';
 

@@ -10,7 +10,10 @@
  *   POST /upload?step=drain    the body read and dropped: HTTP alone
  *   POST /upload?step=spool    the body parsed and the file spooled to a temporary file, as
  *                              the kernel takes any upload
- *   POST /upload?step=intake   and the plugin's intake: the upload's whole file work
+ *   POST /upload?step=intake   and the plugin's intake: the spooled design's whole file work
+ *   POST /upload?step=stream   the upload route's design: the file part streamed by the
+ *                              kernel's parser straight into the plugin's `receiveAudio`
+ *                              (sniffed, stored, measured), then moved under its tenant's key
  *   POST /upload?step=job      and then the job's file work before the answer: the stored
  *                              file copied back to a temporary file and read whole (what
  *                              job/process-job.ts and provider/transcribe-recording.ts do
@@ -20,7 +23,7 @@
  */
 
 /** How far the floor's server goes with a file. */
-export type FloorStep = 'drain' | 'spool' | 'intake' | 'job';
+export type FloorStep = 'drain' | 'spool' | 'intake' | 'stream' | 'job';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -32,7 +35,7 @@ import { discardUpload, parseMultipart, type ParsedUpload } from '../../core/htt
 import { FsFileStorage } from '../../plugins/storage/fs-file-storage';
 import { audio } from '../../plugins/transcriptions/audio';
 import type { TranscriptionsSettings } from '../../plugins/transcriptions/config';
-import { takeAudio } from '../../plugins/transcriptions/intake';
+import { receiveAudio, takeAudio, type ReceivedAudio } from '../../plugins/transcriptions/intake';
 import { runChild } from '../lib/children';
 
 export type FloorMessage = { type: 'ready'; url: string } | { type: 'error'; error: string };
@@ -64,6 +67,13 @@ async function runFloor(): Promise<void> {
       if (step === 'drain') {
         for await (const chunk of req) void chunk;
         res.status(202).json({ data: {} });
+        return;
+      }
+      if (step === 'stream') {
+        upload = await parseMultipart(req, { field: 'file', receive: (incoming) => receiveAudio({ audio, storage, settings }, incoming) }, UPLOAD_LIMIT);
+        const taken = await (upload.file!.received as ReceivedAudio).keep(TENANT);
+        res.status(202).json({ data: { uuid: taken.uuid, size_bytes: taken.sizeBytes, duration_seconds: taken.durationSeconds } });
+        await storage.remove(taken.storageKey);
         return;
       }
       upload = await parseMultipart(req, { field: 'file' }, UPLOAD_LIMIT);

@@ -14,7 +14,7 @@ import type { FileSample } from './clients';
  * to back: floorDrain, HTTP alone; floorSpool, the upload spooled; floorIntake, the upload's
  * whole file work; floorJob, that and the job's file work, per file.
  */
-export type Side = 'files' | 'upload' | 'uploadAlone' | 'direct' | 'floorDrain' | 'floorSpool' | 'floorIntake' | 'floorJob';
+export type Side = 'files' | 'upload' | 'uploadAlone' | 'direct' | 'floorDrain' | 'floorSpool' | 'floorIntake' | 'floorStream' | 'floorJob';
 
 export interface RunResult {
   side: Side;

@@ -4,6 +4,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { PassThrough, type Readable } from 'node:stream';
 import type { Request } from 'express';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from './http-errors';
 
@@ -15,6 +16,34 @@ export interface UploadSpec {
   required?: boolean;
   /** For the OpenAPI document. */
   description?: string;
+  /**
+   * Takes the file part's bytes as they arrive instead of their being spooled to a
+   * temporary file (a route that stores uploads: straight into its storage). Runs while
+   * the body is parsed, before the text fields are validated and before the handler; what
+   * it answers reaches the handler as `file.received`. The stream ends only once the
+   * whole form has been read well-formed; a body cut off, over the limit or malformed
+   * anywhere errors it instead (with the 400/413/422 the request then answers), and
+   * `receive` must fail. Its own error (a 422 for content it refuses) answers the request.
+   */
+  receive?: (file: IncomingFile) => Promise<ReceivedFile>;
+}
+
+/** The file part as `UploadSpec.receive` gets it. */
+export interface IncomingFile {
+  field: string;
+  originalName: string;
+  declaredType: string;
+  stream: Readable;
+}
+
+/** What `UploadSpec.receive` kept. */
+export interface ReceivedFile {
+  /**
+   * Undoes what was kept: called when the request fails after `receive` succeeded (a
+   * malformed rest of the form) and when the response ends. A handler that keeps the
+   * file makes it do nothing then.
+   */
+  discard(): Promise<void>;
 }
 
 /**
@@ -28,7 +57,10 @@ export interface UploadedFile {
   /** The media type the client declared; not checked: sniff the content. */
   declaredType: string;
   size: number;
+  /** The temporary file; '' when the route's `receive` took the bytes. */
   path: string;
+  /** What the route's `receive` answered, when it took the bytes. */
+  received?: ReceivedFile;
 }
 
 export interface ParsedUpload {
@@ -45,8 +77,9 @@ export function isMultipart(req: Request): boolean {
 
 /**
  * Streams a multipart body: text fields into `fields`, the route's file part to a
- * temporary file. More than `maxBytes` in the file is a 413; a file in another field,
- * or a second file, is a 422. The caller deletes the file (`discardUpload`).
+ * temporary file, or to the route's `receive`. More than `maxBytes` in the file is a 413;
+ * a file in another field, or a second file, is a 422. The caller deletes the file
+ * (`discardUpload`).
  */
 export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number): Promise<ParsedUpload> {
   if (!isMultipart(req)) return Promise.reject(new UnsupportedMediaTypeError('Content-Type must be multipart/form-data'));
@@ -64,6 +97,8 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
     const fields: Record<string, string> = Object.create(null);
     let file: UploadedFile | undefined;
     let writing: Promise<void> = Promise.resolve();
+    // The stream `receive` reads: ended only once the whole form is parsed, errored by any failure.
+    let incoming: PassThrough | undefined;
     let failure: Error | undefined;
     const fail = (error: Error) => {
       if (failure) return;
@@ -71,7 +106,12 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
       req.unpipe(parser);
       // Keep reading so the client gets the answer instead of a reset connection.
       req.resume();
-      void writing.finally(() => (file ? rm(file.path, { force: true }) : undefined)).then(() => reject(error));
+      incoming?.destroy(error);
+      void writing
+        .catch(() => {})
+        .then(() => (file ? discardFile(file) : undefined))
+        .catch(() => {})
+        .then(() => reject(error));
     };
 
     parser.on('field', (name, value, info) => {
@@ -83,29 +123,42 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
         stream.resume();
         return fail(new ValidationError({ [name]: [file ? 'only one file may be uploaded' : `unexpected file; send it as "${spec.field}"`] }));
       }
-      const path = join(tmpdir(), `switchboard-upload-${randomUUID()}`);
-      const uploaded: UploadedFile = { field: name, originalName: info.filename ?? '', declaredType: info.mimeType, size: 0, path };
+      const uploaded: UploadedFile = { field: name, originalName: info.filename ?? '', declaredType: info.mimeType, size: 0, path: '' };
       file = uploaded;
-      const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
       stream.on('data', (chunk: Buffer) => (uploaded.size += chunk.length));
       // A body cut off inside the file part errors this stream (busboy: "Unexpected end of
       // form"); pipe() does not forward stream errors, and an unhandled one ends the process.
-      stream.on('error', (error: Error) => {
-        stream.unpipe(out);
-        out.end();
-        fail(new BadRequestError(`Malformed multipart body: ${error.message}`));
-      });
-      stream.on('limit', () => {
-        // End the temporary file here: the rest of the part is never read, so it would never end by itself.
-        stream.unpipe(out);
-        out.end();
-        fail(new PayloadTooLargeError(`The uploaded file exceeds the upload limit of ${maxBytes} bytes`));
-      });
-      writing = new Promise((done, broken) => {
-        out.on('finish', done);
-        out.on('error', broken);
-        stream.pipe(out);
-      });
+      stream.on('error', (error: Error) => fail(new BadRequestError(`Malformed multipart body: ${error.message}`)));
+      // The rest of the part is never read once over the limit.
+      stream.on('limit', () => fail(new PayloadTooLargeError(`The uploaded file exceeds the upload limit of ${maxBytes} bytes`)));
+      if (spec.receive) {
+        const through = new PassThrough();
+        incoming = through;
+        // Not ended with the part: the rest of the form may still be malformed (parser.on('close')).
+        stream.pipe(through, { end: false });
+        const receive = spec.receive;
+        const taking = new Promise<ReceivedFile>((done) => done(receive({ field: name, originalName: uploaded.originalName, declaredType: uploaded.declaredType, stream: through })));
+        writing = taking.then((received) => {
+          uploaded.received = received;
+          // A receiver that stopped reading before the end kept part of a file.
+          if (!through.readableEnded && !failure) throw new Error('the upload was not read to its end');
+        });
+      } else {
+        uploaded.path = join(tmpdir(), `switchboard-upload-${randomUUID()}`);
+        const out = createWriteStream(uploaded.path, { flags: 'wx', mode: 0o600 });
+        // End the temporary file on a failure: the rest of the part is never read, so it would never end by itself.
+        const stop = () => {
+          stream.unpipe(out);
+          out.end();
+        };
+        stream.on('error', stop);
+        stream.on('limit', stop);
+        writing = new Promise((done, broken) => {
+          out.on('finish', done);
+          out.on('error', broken);
+          stream.pipe(out);
+        });
+      }
       writing.catch((error) => fail(error));
     });
     parser.on('filesLimit', () => fail(new ValidationError({ [spec.field]: ['only one file may be uploaded'] })));
@@ -114,6 +167,8 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
     parser.on('error', (error: Error) => fail(new BadRequestError(`Malformed multipart body: ${error.message}`)));
     parser.on('close', () => {
       if (failure) return;
+      // The whole form is read and well-formed: now the receiver may see its file end.
+      incoming?.end();
       void writing.then(
         () => {
           if (failure) return;
@@ -130,5 +185,12 @@ export function parseMultipart(req: Request, spec: UploadSpec, maxBytes: number)
 }
 
 export async function discardUpload(upload: ParsedUpload | undefined): Promise<void> {
-  if (upload?.file) await rm(upload.file.path, { force: true });
+  if (upload?.file) await discardFile(upload.file);
+}
+
+async function discardFile(file: UploadedFile): Promise<void> {
+  // The kernel calls this without waiting (the response has ended): a store that fails
+  // here must not become an unhandled rejection; what it left is the route's to log.
+  if (file.received) await file.received.discard().catch(() => {});
+  else if (file.path) await rm(file.path, { force: true });
 }

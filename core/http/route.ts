@@ -87,7 +87,8 @@ export interface RouteDefinition<
   body?: BS;
   /**
    * Takes a multipart/form-data body with one file part (up to HTTP_UPLOAD_LIMIT)
-   * instead of JSON: the file reaches the handler as `file`, spooled to disk.
+   * instead of JSON: the file reaches the handler as `file`, spooled to disk, or, with
+   * `upload.receive`, streamed as it arrives to where the route puts it.
    */
   upload?: UploadSpec;
   /** Success status (default 200) and its body schema. */

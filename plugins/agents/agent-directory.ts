@@ -33,6 +33,8 @@ export interface AgentDirectory {
   intentWebhook(agentUuid: string, intentUuid: string): Promise<IntentWebhookTarget | null>;
   /** The agent's active webhooks subscribed to `event`. */
   webhookSubscribers(agentUuid: string, event: string): Promise<WebhookSubscriber[]>;
+  /** The agents of the current tenant whose `appointments.schedule_assignments` name this schedule (uuid and name, by name). */
+  assigningSchedule(scheduleUuid: string): Promise<Array<{ uuid: string; name: string }>>;
 }
 
 export const agentDirectoryRef = createServiceRef<AgentDirectory>('agents.directory');
@@ -52,6 +54,18 @@ export function createAgentDirectory(orm: OrmService, tenants: TenantService, se
         .getConnection()
         .execute(`select uuid, name from agents where tenant_uuid = ? and uuid in (${unique.map(() => '?').join(', ')})`, [tenant.uuid, ...unique], 'all', orm.em.getTransactionContext());
       return new Map(rows.map((row) => [row.uuid, row.name]));
+    },
+    async assigningSchedule(scheduleUuid) {
+      const tenant = tenants.require();
+      const wanted = JSON.stringify([{ schedule_uuid: scheduleUuid }]);
+      return orm.em
+        .getConnection()
+        .execute(
+          `select uuid, name from agents where tenant_uuid = ? and appointments -> 'schedule_assignments' @> ?::jsonb order by name, uuid`,
+          [tenant.uuid, wanted],
+          'all',
+          orm.em.getTransactionContext(),
+        );
     },
     get: (agentUuid) => reader.one(orm.em, tenants.require().uuid, agentUuid),
     getWithoutSlots: (agentUuid) => reader.one(orm.em, tenants.require().uuid, agentUuid, { slots: false }),

@@ -65,7 +65,7 @@ export default definePlugin({
       const unprovided = calendarDeps.missing(extensions.items(scheduleCalendars));
       if (unprovided.length > 0) throw new BootError(`${unprovided.join(', ')}: deps named but never provided (contribute with contributeScheduleCalendar(...))`);
     });
-    const routes = [...scheduleRoutes(calendars), ...typeRoutes(), ...slotRoutes(calendars), ...appointmentRoutes({ bus, agents, contacts, calendars }), ...requestRoutes(bus, calendars)];
+    const routes = [...scheduleRoutes(calendars, agents), ...typeRoutes(), ...slotRoutes(calendars), ...appointmentRoutes({ bus, agents, contacts, calendars }), ...requestRoutes(bus, calendars)];
     for (const route of routes) http.route(route);
   },
 });

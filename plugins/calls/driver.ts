@@ -21,12 +21,34 @@ export type CallInstruction =
   | { type: 'say'; text: string; language: string; voice: string | null }
   /** Wait for the caller's next utterance; it comes back as a `speech` event, or `silence` after `timeoutSeconds`. */
   | { type: 'listen'; timeoutSeconds: number; language: string }
-  /** Hand the call over (a number in E.164, a PBX extension); the agent's part of the call ends. */
-  | { type: 'transfer'; destination: string }
+  /**
+   * Hand the call over (a number in E.164, a SIP URI such as a PBX extension's); the agent's part of the call ends.
+   * `mode` (absent: `cold`): `cold` connects the caller at once; `warm` first plays `announcement` to the callee
+   * once they answer, before the two are connected (a routing rule's `transfer_type`, see the calls section of
+   * docs/architecture.md). A driver that cannot announce treats `warm` as `cold`.
+   */
+  | { type: 'transfer'; destination: string; mode?: TransferMode; announcement?: Announcement }
   | { type: 'hangup' };
+
+export type TransferMode = 'cold' | 'warm';
+
+/** What the callee of a warm transfer hears before being connected. */
+export interface Announcement {
+  text: string;
+  language: string;
+  voice: string | null;
+}
 
 /** The callbacks of one call the plugin gives the provider, each at its own URL. */
 export type CallbackKind = 'answer' | 'listen' | 'status' | 'recording';
+
+/**
+ * URLs the plugin serves without reading an event: `announce` answers, in the driver's
+ * language (`respond`), a `say` of its `text` query parameter with the agent's voice: what a
+ * provider that fetches instructions (Twilio's `<Number url>`) plays to a warm transfer's
+ * callee. The provider's signature covers the query, so the text cannot be forged.
+ */
+export type ServedKind = 'announce';
 
 /** A provider's call state, as a status callback tells it. */
 export type ProviderCallStatus = 'queued' | 'ringing' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'failed' | 'canceled';
@@ -61,7 +83,7 @@ export interface CallDriverContext<C = Record<string, unknown>> {
   /** The provider's API base URL, from config (TWILIO_API_BASE_URL), without a trailing slash. */
   apiBaseUrl: string;
   /** The public URL of one of this call's callbacks (for an incoming call, once it is known). */
-  callbackUrl(kind: CallbackKind): string;
+  callbackUrl(kind: CallbackKind | ServedKind): string;
   logger: Logger;
 }
 
@@ -73,6 +95,10 @@ export interface PlaceCall {
   /** Record the call; the recording comes back as a `recording` event. */
   record: boolean;
 }
+
+export type MuteChange =
+  | { muted: true; room: string; before?: readonly CallInstruction[] }
+  | { muted: false; room: string; resume: readonly CallInstruction[] };
 
 /**
  * A provider call that failed. `retryable` says a later try may succeed (a 429, a 5xx,
@@ -109,6 +135,13 @@ export interface TelephonyDriver<S extends TSchema = TSchema> {
   parseIncoming(request: InboundRequest): IncomingCall;
   /** The answer to a callback: the instructions in the provider's language (TwiML); a driver that acts through `perform` answers an acknowledgement. */
   respond(context: CallDriverContext<Static<S>>, instructions: readonly CallInstruction[]): { contentType: string; body: string };
+  /**
+   * Mutes the call's line (`muted`) or lets it speak again; absent, the plugin mutes the agent
+   * alone (it stops answering, the call goes on listening). Twilio's driver moves the call into
+   * a conference of its own named `room` and mutes its participant; `before` is played first
+   * (a live `say` while muted), and `resume` is what the call does once unmuted. Throws TelephonySendError.
+   */
+  mute?(context: CallDriverContext<Static<S>>, externalId: string, change: MuteChange): Promise<void>;
   /** The recording's audio, fetched with the connection's credentials. */
   fetchRecording?(context: CallDriverContext<Static<S>>, url: string): Promise<{ body: Buffer; contentType: string }>;
 }

@@ -5,6 +5,7 @@ import { contactDirectoryRef } from '../contacts';
 import { conversationWriterRef } from '../conversations';
 import { chatTurnsRef } from '../runtime';
 import { fileStorageRef } from '../storage';
+import { pbxDirectoryRef } from '../telephony';
 import { telephonyDrivers } from './drivers-point';
 import { twilioVoiceDriver } from './drivers/twilio';
 import { runCallConsumers } from './engine/consumers';
@@ -31,6 +32,10 @@ export {
   type CallInstruction,
   type CallEvent,
   type CallbackKind,
+  type ServedKind,
+  type TransferMode,
+  type Announcement,
+  type MuteChange,
   type IncomingCall,
   type PlaceCall,
   type ProviderCallStatus,
@@ -73,6 +78,7 @@ export default definePlugin({
         conversations: conversationWriterRef,
         contacts: contactDirectoryRef,
         turns: chatTurnsRef,
+        pbx: pbxDirectoryRef,
       },
       factory: (deps, { extensions }) => ({
         ...deps,

@@ -17,5 +17,12 @@ export const channelsConfig = {
     default: 7,
     env: 'CHANNELS_INBOUND_RETENTION_DAYS',
   },
+  audioAttempts: {
+    doc: 'Tries of fetching and transcribing an inbound voice note (a 429, 5xx or network failure of the provider or the transcription server is tried again); after the last the agent answers a placeholder',
+    format: 'nat',
+    default: 4,
+    env: 'CHANNELS_AUDIO_ATTEMPTS',
+  },
+  audioBackoffMs: { doc: 'Milliseconds before the first retry of an inbound voice note; each later retry waits 4 times longer (at most 10 minutes)', format: 'nat', default: 3000, env: 'CHANNELS_AUDIO_BACKOFF_MS' },
   sendBackoffMs: { doc: 'Milliseconds before the first retry of a send; each later retry waits 4 times longer (at most an hour), or what the provider asks', format: 'nat', default: 2000, env: 'CHANNELS_SEND_BACKOFF_MS' },
 };

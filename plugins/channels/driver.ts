@@ -173,10 +173,40 @@ export interface ChannelDriver<S extends TSchema = TSchema> {
    * `POST /api/v1/channel-connections/{uuid}/register-webhook` calls it.
    */
   registerWebhook?(context: DriverContext<Static<S>>, hook: { url: string }): Promise<void>;
+  /**
+   * The bytes of an inbound media item (a voice note to transcribe), fetched the way the
+   * provider documents it (WhatsApp: `GET /{media-id}` then its URL with the token;
+   * Telegram: `getFile` then the file path; Twilio: the MediaUrl with Basic auth), through
+   * `context.egress`, never more than `maxBytes`. Called on the bus with no transaction
+   * open. Throws InboundMediaError. Drivers without it leave audio untranscribed.
+   */
+  fetchMedia?(context: DriverContext<Static<S>>, media: InboundMedia, limits: { maxBytes: number }): Promise<FetchedMedia>;
   /** The longest text one message may carry (Twilio 1600, WhatsApp 4096, Messenger 2000): longer replies are split at word boundaries before sending. */
   maxTextLength?: number;
   /** Checks credentials on create (a call to the provider); a refusal is a 422 at `credentials` with `message`. */
   test?(credentials: Static<S>, context: { egress: Egress; apiBaseUrl: string }): Promise<{ valid: true } | { valid: false; message: string }>;
+}
+
+/** A media item's bytes, as the provider served them. */
+export interface FetchedMedia {
+  bytes: Buffer;
+  /** The type the provider gave (its answer's or the webhook's), when it gave one; the bytes decide, not this. */
+  mimeType: string | null;
+}
+
+/**
+ * Media that could not be fetched or read (by a driver's `fetchMedia`, or a transcriber).
+ * `retryable`: a 429, a 5xx or the network, worth another try later; otherwise (gone,
+ * refused, too large, not audio) another try would fail the same way.
+ */
+export class InboundMediaError extends Error {
+  override readonly name = 'InboundMediaError';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
 }
 
 /** Identity helper that types `credentials` from the schema. */

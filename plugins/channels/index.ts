@@ -1,4 +1,4 @@
-import { configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
+import { BootError, ContributedDeps, configRef, coreServices, createServiceFactory, definePlugin } from '../../core';
 import { agentChannelChecks, agentChannelsRef, agentDirectoryRef } from '../agents';
 import { contactDirectoryRef } from '../contacts';
 import { connectionCheck } from './connections/channel-config-check';
@@ -14,7 +14,9 @@ import { socialDriver } from './drivers/social';
 import { telegramDriver } from './drivers/telegram';
 import { twilioDriver } from './drivers/twilio';
 import * as entities from './entities';
+import { audioTranscription, inboundAudioTranscriber, inboundAudioTranscriberDepsRef, type InboundAudioTranscriber } from './inbound/audio-transcriber';
 import { hookRoutes } from './inbound/hook-route';
+import { runInboundAudio } from './inbound/inbound-audio';
 import { scheduleInboundRetention } from './inbound/inbound-retention';
 import { Migration0001Channels } from './migrations/0001-channels';
 import { Migration0002ChatappTemplates } from './migrations/0002-chatapp-templates';
@@ -38,7 +40,11 @@ export {
   type InboundMedia,
   type DeliveryReceipt,
   type OutboundMessage,
+  type FetchedMedia,
+  InboundMediaError,
 } from './driver';
+// The voice-note slot, filled by plugins/channels-transcriptions (so channels runs without transcriptions).
+export { inboundAudioTranscriber, contributeInboundAudioTranscriber, type InboundAudioTranscriber } from './inbound/audio-transcriber';
 // The outreach executor, contributed by plugins/channels-outreach (so channels runs without outreach).
 export { sendMessageExecutor, channelSendingRef, type SendMessageDeps } from './outreach';
 // Connections for plugins that reach the same providers (calls: a Twilio account's voice).
@@ -56,8 +62,13 @@ export default definePlugin({
     { name: '0002-chatapp-templates', class: Migration0002ChatappTemplates },
   ],
   config: channelsConfig,
-  provides: [channelDrivers],
+  provides: [channelDrivers, inboundAudioTranscriber],
   services: [
+    createServiceFactory({
+      service: inboundAudioTranscriberDepsRef,
+      deps: {},
+      factory: () => new ContributedDeps<InboundAudioTranscriber>(() => 'the inbound audio transcriber', 'contributeInboundAudioTranscriber'),
+    }),
     createServiceFactory({
       service: channelConnectionsRef,
       deps: { secrets: coreServices.secrets, config: configRef(channelsConfig) },
@@ -102,13 +113,22 @@ export default definePlugin({
     contacts: contactDirectoryRef,
     lifecycle: coreServices.lifecycle,
     orm: coreServices.orm,
+    transcriberDeps: inboundAudioTranscriberDepsRef,
   },
-  init({ http, bus, secrets, egress, logger, tenants, config, agents, channels, conversations, turns, contacts, lifecycle, orm }, { extensions }) {
+  init({ http, bus, secrets, egress, logger, tenants, config, agents, channels, conversations, turns, contacts, lifecycle, orm, transcriberDeps }, { extensions }) {
     secrets.declareColumn(channelCredentials);
     const settings = config.all();
     const drivers = new ChannelDrivers(extensions.items(channelDrivers), settings);
+    const transcriber = extensions.get(inboundAudioTranscriber);
+    const transcription = audioTranscription(transcriber, (item) => transcriberDeps.of(item));
+    // Checked once every plugin's init has run: the filling plugin hands its deps over in its own.
+    lifecycle.onStart(() => {
+      const unprovided = transcriberDeps.missing(transcriber ? [transcriber] : []);
+      if (unprovided.length > 0) throw new BootError(`${unprovided.join(', ')}: deps named but never provided (contribute with contributeInboundAudioTranscriber(...))`);
+    });
     for (const route of connectionRoutes({ drivers, secrets, egress, logger, channels })) http.route(route);
-    for (const route of hookRoutes({ channels, drivers, secrets, tenants, bus, logger, publicBaseUrl: settings.publicBaseUrl })) http.route(route);
+    for (const route of hookRoutes({ channels, drivers, secrets, tenants, bus, logger, publicBaseUrl: settings.publicBaseUrl, transcription })) http.route(route);
+    runInboundAudio({ bus, drivers, secrets, egress, logger, transcription, settings });
     runInboundTurns({ bus, turns, agents, conversations, drivers, logger, contacts });
     scheduleInboundRetention({ lifecycle, orm, logger, retentionDays: settings.inboundRetentionDays });
     runOutbound({ bus, drivers, secrets, egress, conversations, logger, settings });

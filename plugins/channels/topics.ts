@@ -3,6 +3,8 @@ import type { InboundMedia } from './driver';
 /** The channels plugin's bus topics: its own work queues, not events for other plugins. */
 export const CHANNEL_TOPICS = {
   inbound: 'channels.inbound',
+  /** An inbound message with a voice note, fetched and transcribed before its turn (then published to `inbound`). */
+  audio: 'channels.audio',
   send: 'channels.send',
   typing: 'channels.typing',
   receipt: 'channels.receipt',
@@ -28,6 +30,14 @@ export interface InboundPayload extends ChannelAddress {
   text: string | null;
   media: InboundMedia[];
   profile_name: string | null;
+  /**
+   * For a message with audio its driver can fetch: the words of its first audio item, as
+   * the audio step (`channels.audio`) transcribed them ('' when none were heard), or null
+   * when it was not transcribed (no transcriber installed, or fetching or transcribing
+   * failed): its turn then gets a placeholder. Absent otherwise (no audio, or a driver
+   * without `fetchMedia`, whose audio stays a media message with no turn).
+   */
+  transcript?: string | null;
 }
 
 /** One agent message to send (`channels.send`), due at the message's `at`. */

@@ -14,6 +14,14 @@ export interface FileStorage {
   put(key: string, body: Buffer | Readable, options: { contentType: string; size?: number }): Promise<{ path: string; size: number }>;
   /** The file's bytes as a stream; throws StoredFileNotFoundError when there is none. */
   read(key: string): Promise<{ body: Readable; size: number; contentType: string }>;
+  /**
+   * Moves the file under `from` to `to` (replacing what was there), type and all, and
+   * answers its new `stored_file_path`; throws StoredFileNotFoundError when there is none. A rename on the filesystem; a copy inside
+   * the store then a delete on S3 (no byte passes through this process). For a file
+   * written before its final key was known: an upload stored as it streams in, before
+   * the request's tenant is.
+   */
+  move(from: string, to: string): Promise<{ path: string }>;
   /** Deletes it; nothing happens when there is none. */
   remove(key: string): Promise<void>;
   /**

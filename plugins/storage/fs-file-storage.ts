@@ -69,6 +69,27 @@ export class FsFileStorage implements FileStorage {
     }
   }
 
+  async move(from: string, to: string): Promise<{ path: string }> {
+    const source = this.locate(from);
+    const target = this.locate(to);
+    await fsp.mkdir(target.dir, { recursive: true });
+    // The type first, as put writes it: a crash in between leaves a type with no file.
+    try {
+      await fsp.rename(source.meta, target.meta);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await unlinkIfThere(target.meta);
+    }
+    try {
+      await fsp.rename(source.file, target.file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw notFound(from);
+      throw error;
+    }
+    return { path: to };
+  }
+
   async remove(key: string): Promise<void> {
     const { file, meta } = this.locate(key);
     await unlinkIfThere(file);

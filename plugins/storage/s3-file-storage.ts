@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable, Transform, pipeline } from 'node:stream';
@@ -105,6 +105,22 @@ export class S3FileStorage implements FileStorage {
       if (isMissingObject(error)) throw new StoredFileNotFoundError(`no stored file "${key}"`);
       throw error;
     }
+  }
+
+  async move(from: string, to: string): Promise<{ path: string }> {
+    const source = this.objectKey(from);
+    const Key = this.objectKey(to);
+    // The source as a URL path: each segment encoded, the slashes kept.
+    const CopySource = `${this.bucket}/${source.split('/').map(encodeURIComponent).join('/')}`;
+    try {
+      // Type and all: the copy keeps the source's metadata (MetadataDirective COPY).
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key, CopySource }));
+    } catch (error) {
+      if (isMissingObject(error)) throw new StoredFileNotFoundError(`no stored file "${from}"`);
+      throw error;
+    }
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: source }));
+    return { path: Key };
   }
 
   async remove(key: string): Promise<void> {

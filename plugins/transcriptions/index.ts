@@ -14,11 +14,14 @@ import { createRoutes } from './routes/create-routes';
 import { readRoutes } from './routes/read-routes';
 import { callbackSecretColumn } from './secret-columns';
 import { audioTableReader } from './table-import/audio-table-reader';
+import { createSpeechToText, speechToTextRef } from './speech-to-text';
 import { transcriptionCompletedEvent } from './topics';
 
 // The public API of the transcriptions plugin: what other plugins may import.
 export { TRANSCRIPTION_TOPICS, type TranscriptionCompletedEvent } from './topics';
 export { TranscriptionSchema, type TranscriptionJson } from './view';
+// Speech to text without a stored transcription: a channel's voice notes (plugins/channels-transcriptions).
+export { speechToTextRef, SpeechToTextError, type SpeechToText } from './speech-to-text';
 
 const depsRef = createServiceRef<TranscriptionDeps>('transcriptions.deps');
 // Audio table imports: the tables plugin's file import reads audio through this plugin's provider.
@@ -51,6 +54,11 @@ export default definePlugin({
         config: configRef(transcriptionsConfig),
       },
       factory: ({ config, ...deps }) => ({ ...deps, audio, settings: config.all() }),
+    }),
+    createServiceFactory({
+      service: speechToTextRef,
+      deps: { egress: coreServices.egress, config: configRef(transcriptionsConfig) },
+      factory: ({ egress, config }) => createSpeechToText({ egress, audio, settings: config.all() }),
     }),
   ],
   deps: { ...tableImport.deps, http: coreServices.http, secrets: coreServices.secrets, deps: depsRef },

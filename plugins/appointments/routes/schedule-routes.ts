@@ -21,6 +21,7 @@ import { Appointment, Schedule } from '../entities';
 import { LIVE_STATUSES } from '../entities/appointment.entity';
 import { Schedule as ScheduleSchema, ScheduleCreate, SchedulePatch } from '../schemas';
 import { checkExceptions, checkWeeklyHours, isTimeZone } from '../slots';
+import type { AgentDirectory } from '../../agents';
 import type { CalendarReader } from '../calendar/calendar-reader';
 
 const PATH = '/api/v1/schedules';
@@ -69,7 +70,7 @@ const hoursRules =
   'Every problem is a 422 at its path.';
 
 /** Schedules: CRUD. */
-export function scheduleRoutes(calendars: CalendarReader): AnyRoute[] {
+export function scheduleRoutes(calendars: CalendarReader, agents: AgentDirectory): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST',
@@ -127,7 +128,7 @@ export function scheduleRoutes(calendars: CalendarReader): AnyRoute[] {
     deleteRoute({
       path: `${PATH}/:uuid`,
       summary: 'Delete a schedule',
-      description: 'With its availability types and its past and cancelled appointments. 409 while it has a live appointment that has not ended: cancel those first.',
+      description: 'With its availability types and its past and cancelled appointments. 409 while it has a live appointment that has not ended (cancel those first), or while an agent’s `appointments.schedule_assignments` names it.',
       tags: TAGS,
       params: ScheduleParams,
       errors: [404, 409],
@@ -136,6 +137,8 @@ export function scheduleRoutes(calendars: CalendarReader): AnyRoute[] {
         const row = await findSchedule(em, params.uuid);
         const upcoming = await em.count(Appointment, { scheduleUuid: row.uuid, status: { $in: [...LIVE_STATUSES] }, endsAt: { $gt: new Date() } });
         if (upcoming > 0) throw new ConflictError(`The schedule has ${upcoming} upcoming appointment(s); cancel them first`);
+        const assigning = await agents.assigningSchedule(row.uuid);
+        if (assigning.length > 0) throw new ConflictError(`Agents book into this schedule (${assigning.map((agent) => `${agent.name} ${agent.uuid}`).join(', ')}); take it out of their appointments first`);
         em.remove(row);
       },
     }),

@@ -82,7 +82,9 @@ export function bookTool(orm: { fork(): EntityManager }, bus: BusService, calend
       const answers = args.answers && typeof args.answers === 'object' && !Array.isArray(args.answers) ? (args.answers as Record<string, unknown>) : {};
       const missing = questionsOf(assigned).filter((question) => question.required && (answers[question.name] === undefined || answers[question.name] === ''));
       if (missing.length > 0) return { booked: false, missing_answers: missing.map((question) => ({ name: question.name, description: question.description })), note: 'Ask the customer these first.' };
-      const approval = needsApproval(assigned.rules, 'create', startsAt, turn.now);
+      const notes = typeof args.notes === 'string' ? args.notes.slice(0, 10_000) : '';
+      // `approval_for_notes`: what the agent writes down about a booking is checked by a person too.
+      const approval = needsApproval(assigned.rules, 'create', startsAt, turn.now) || (assigned.rules.approval.require_approval && assigned.rules.approval.approval_for_notes && notes.trim() !== '');
       const zone = assigned.schedule.timezone;
       const extraBusy = await calendars.forBooking(assigned.schedule, startsAt);
       try {
@@ -96,7 +98,7 @@ export function bookTool(orm: { fork(): EntityManager }, bus: BusService, calend
             agentUuid: turn.agentUuid,
             conversationUuid: turn.conversationUuid,
             answers,
-            notes: typeof args.notes === 'string' ? args.notes.slice(0, 10_000) : '',
+            notes,
             status: approval ? 'pending_approval' : 'confirmed',
             limits: bookingLimits(assigned.rules, turn.now),
             extraBusy,

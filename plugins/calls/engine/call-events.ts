@@ -2,13 +2,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, type TenantRef } from '../../../core';
 import type { ChatTurnJson } from '../../runtime';
 import type { CallEvent, CallInstruction, ProviderCallStatus } from '../driver';
-import type { Call, EndedReason } from '../entities';
+import { Call, type EndedReason } from '../entities';
 import { CALL_TOPICS, type RecordingPayload } from '../topics';
 import { voiceConfig, type VoiceConfig } from './agent-line';
 import { lockCall } from './call-rows';
 import type { CallDeps } from './deps';
 import { advance, endCall, markEnding } from './transitions';
-import { transferTarget } from './transfer-target';
+import { planTransfer } from './transfer-target';
 
 /**
  * What the call does after each callback of its provider, decided here for every driver:
@@ -124,14 +124,28 @@ async function afterTurn(deps: CallDeps, callUuid: string, voice: VoiceConfig, t
   const lines = turn.messages.map((message) => message.content);
   const said = lines.map((line) => say(voice, line));
   if (turn.transfer) {
-    const destination = await transferTarget(deps, turn.transfer);
-    if (destination) {
-      await withTransaction(deps, async (em) => endCall(deps, em, await mustLock(em, callUuid), 'transferred'));
-      return [...said, { type: 'transfer', destination }];
-    }
+    const row = await deps.orm.em.fork().findOne(Call, { uuid: callUuid });
+    if (!row) throw new NotFoundError('Call not found');
+    const plan = await planTransfer(deps, row, voice, turn.transfer);
+    return withTransaction(deps, async (em) => {
+      const call = await mustLock(em, callUuid);
+      if (plan.ok) {
+        await deps.conversations.record(em, call.conversationUuid, { sender: 'system', messageType: 'event', content: `call.transfer ${plan.description}` });
+        await endCall(deps, em, call, 'transferred');
+        return [...said, plan.instruction];
+      }
+      // Nowhere to go (an unknown extension, an agent without a number): why, on the conversation, and the rule's
+      // `voice_on_error` (else `end_call_message`). The runtime has already marked the conversation `transferred`
+      // and takes no more turns on it, so the agent cannot go on talking: the call ends rather than hang in the air.
+      const errorLines = closing(voice, plan.errorLine ? [plan.errorLine] : [], true);
+      await deps.conversations.record(em, call.conversationUuid, { sender: 'system', messageType: 'event', content: `call.transfer_failed: ${plan.reason}` });
+      markEnding(call, 'hangup_by_agent');
+      await recordAgentLines(deps, em, call, errorLines);
+      return [...said, ...errorLines.map((line) => say(voice, line)), HANGUP];
+    });
   }
-  if (turn.status === 'closed' || turn.transfer) {
-    // A guard rule ended the conversation (its line was the turn's), or a transfer had nowhere to go.
+  if (turn.status === 'closed') {
+    // A guard rule ended the conversation (its line was the turn's).
     const end = closing(voice, lines, true).filter((line) => !lines.includes(line));
     return withTransaction(deps, async (em) => {
       const call = await mustLock(em, callUuid);
@@ -141,6 +155,13 @@ async function afterTurn(deps: CallDeps, callUuid: string, voice: VoiceConfig, t
     });
   }
   return [...said, listen(voice)];
+}
+
+/** What a warm transfer's callee hears before being connected (the `announce` URL a driver gave the provider), in the agent's voice. */
+export async function announcement(deps: CallDeps, ref: CallRef, text: string): Promise<CallInstruction[]> {
+  const voice = await voiceOf(deps, ref);
+  const line = text.trim().slice(0, 1000);
+  return line ? [say(voice, line)] : [];
 }
 
 const ENDS: Partial<Record<ProviderCallStatus, EndedReason>> = { busy: 'busy', no_answer: 'no_answer', failed: 'failed' };

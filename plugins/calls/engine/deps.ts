@@ -5,6 +5,7 @@ import type { ContactDirectory } from '../../contacts';
 import type { ConversationWriter } from '../../conversations';
 import type { ChatTurns } from '../../runtime';
 import type { FileStorage } from '../../storage';
+import type { PbxDirectory } from '../../telephony';
 import type { TelephonyDriver } from '../driver';
 
 /** What the call engine works with: the kernel's services and the plugins a call touches. */
@@ -24,4 +25,6 @@ export interface CallDeps {
   turns: ChatTurns;
   /** Where recordings are kept. */
   storage: FileStorage;
+  /** The tenant's PBX extensions, for transfers to `destination_type: extension`. */
+  pbx: PbxDirectory;
 }

@@ -8,6 +8,9 @@ import type { CallDeps } from './deps';
 import { openLine } from './line';
 import { endCall, markEnding } from './transitions';
 
+/** The conference a muted call waits in, with a driver that mutes through one: one per call. */
+export const muteRoom = (callUuid: string) => `switchboard-${callUuid}`;
+
 export type LiveAction = { action: 'say'; text: string } | { action: 'forward'; destination: string } | { action: 'hangup' } | { action: 'mute' } | { action: 'unmute' };
 
 /** What each action says of itself on the conversation (a `system` message of type `event`). */
@@ -27,21 +30,22 @@ const EVENT_TEXT: Record<LiveAction['action'], (action: any) => string> = {
  */
 export async function liveAction(deps: CallDeps, conversationUuid: string, action: LiveAction): Promise<CallJson> {
   const em = deps.orm.em.fork();
-  const agentVoice = async (call: Call) => voiceConfig((await deps.agents.getWithoutSlots(call.agentUuid)) ?? { agent_uuid: call.agentUuid, name: '' });
+  const agentVoice = async (call: Pick<Call, 'agentUuid'>) => voiceConfig((await deps.agents.getWithoutSlots(call.agentUuid)) ?? { agent_uuid: call.agentUuid, name: '' });
   const checked = await em.transactional(async (tx) => {
     const call = await lockCallOfConversation(tx, conversationUuid);
     if (!call) throw new NotFoundError('Call not found');
     if (call.status === 'ended' || call.endingReason) throw new ConflictError('The call has ended');
     if (action.action !== 'hangup' && call.status !== 'in_progress') throw new ConflictError(`The call is ${call.status}: \`${action.action}\` needs a call in progress`);
+    const wasMuted = call.muted;
     if (action.action === 'mute' || action.action === 'unmute') call.muted = action.action === 'mute';
     if (action.action === 'hangup') markEnding(call, 'hangup_by_agent');
     if (action.action === 'forward') markEnding(call, 'transferred');
     const entries = [{ sender: 'system' as const, messageType: 'event' as const, content: EVENT_TEXT[action.action](action) }];
     if (action.action === 'say') entries.push({ sender: 'agent' as const, messageType: 'text' as const, content: action.text } as never);
     await deps.conversations.recordMany(tx, call.conversationUuid, entries);
-    return { uuid: call.uuid, externalId: call.externalId, connectionUuid: call.connectionUuid, callbackOrigin: call.callbackOrigin, agentUuid: call.agentUuid };
+    return { uuid: call.uuid, externalId: call.externalId, connectionUuid: call.connectionUuid, callbackOrigin: call.callbackOrigin, agentUuid: call.agentUuid, muted: call.muted, wasMuted };
   });
-  const voice = await agentVoice(checked as Call);
+  const voice = await agentVoice(checked);
   const listen: CallInstruction = { type: 'listen', timeoutSeconds: voice.silenceTimeoutSeconds, language: voice.language };
   let failure: string | null = null;
   try {
@@ -52,11 +56,17 @@ export async function liveAction(deps: CallDeps, conversationUuid: string, actio
     }
     const line = await openLine(deps, em, checked);
     if (!line) throw new TelephonySendError('the call’s connection is gone', false);
+    // A driver that mutes the line itself (Twilio: the call's own conference, its participant muted) keeps the call there while muted.
+    const room = muteRoom(checked.uuid);
+    const said: CallInstruction = { type: 'say', text: action.action === 'say' ? action.text : '', language: voice.language, voice: voice.voice };
     if (action.action === 'hangup') await line.driver.hangup(line.context, checked.externalId);
-    else if (action.action === 'say') await line.driver.perform(line.context, checked.externalId, [{ type: 'say', text: action.text, language: voice.language, voice: voice.voice }, listen]);
+    else if (action.action === 'say' && checked.muted && line.driver.mute) await line.driver.mute(line.context, checked.externalId, { muted: true, room, before: [said] });
+    else if (action.action === 'say') await line.driver.perform(line.context, checked.externalId, [said, listen]);
     else if (action.action === 'forward') await line.driver.perform(line.context, checked.externalId, [{ type: 'transfer', destination: action.destination }]);
-    // Muting cuts off what the agent is saying: the call goes back to listening.
+    else if (action.action === 'mute' && line.driver.mute) await line.driver.mute(line.context, checked.externalId, { muted: true, room });
+    // Without one, muting cuts off what the agent is saying: the call goes back to listening, and the agent answers nothing until unmuted.
     else if (action.action === 'mute') await line.driver.perform(line.context, checked.externalId, [listen]);
+    else if (action.action === 'unmute' && line.driver.mute) await line.driver.mute(line.context, checked.externalId, { muted: false, room, resume: [listen] });
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
   }
@@ -69,7 +79,7 @@ export async function liveAction(deps: CallDeps, conversationUuid: string, actio
       if (failure !== null) {
         // The provider did not take it: nothing is ending after all.
         if (call.endingReason && call.status !== 'ended') call.endingReason = null;
-        if (action.action === 'mute') call.muted = false;
+        if (action.action === 'mute' || action.action === 'unmute') call.muted = checked.wasMuted;
         return null;
       }
       // A hangup or a transfer is the end of the agent's part now; the provider's last status adds the duration.

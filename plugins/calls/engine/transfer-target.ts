@@ -1,18 +1,84 @@
+import type { AgentJson } from '../../agents';
 import type { ChatTurnJson } from '../../runtime';
-import { callingNumbers } from './agent-line';
+import type { CallInstruction, TransferMode } from '../driver';
+import type { Call } from '../entities';
+import { callingNumbers, type VoiceConfig } from './agent-line';
 import type { CallDeps } from './deps';
 
+type Transfer = NonNullable<ChatTurnJson['transfer']>;
+
 /**
- * Where a routing or guard rule hands the call: its `destination` (a number, an
- * extension, a SIP address), or for `destination_type: agent` the first number of that
- * agent that takes calls (the call rings there and reaches that agent as an incoming
- * call). Null when there is nowhere to go: the call then ends rather than hang in the air.
+ * `transfer_type` values (case aside) that hand the call over announced; every other value
+ * (`transfer_call`, the spec's example and the default, `cold`, `blind`, an unknown one)
+ * hands it over at once. The spec leaves the values open: the common names of both are taken.
  */
-export async function transferTarget(deps: CallDeps, transfer: NonNullable<ChatTurnJson['transfer']>): Promise<string | null> {
-  if (transfer.destination_type === 'agent' && transfer.destination_agent_uuid) {
-    const agent = await deps.agents.getWithoutSlots(transfer.destination_agent_uuid);
-    return agent ? (callingNumbers(agent)[0] ?? null) : null;
+const WARM_TYPES = new Set(['warm', 'warm_transfer', 'attended', 'attended_transfer', 'announced', 'announced_transfer', 'consult', 'consultative']);
+
+export const transferMode = (transferType: unknown): TransferMode => (typeof transferType === 'string' && WARM_TYPES.has(transferType.trim().toLowerCase()) ? 'warm' : 'cold');
+
+interface RoutingRuleJson {
+  uuid: string;
+  department_name?: string;
+  voice_on_error?: string;
+  transfer_type?: string;
+  transfer_config?: Record<string, unknown>;
+}
+
+/** Where a rule hands the call, or why it cannot. */
+export type TransferPlan =
+  | { ok: true; instruction: Extract<CallInstruction, { type: 'transfer' }>; description: string }
+  | { ok: false; reason: string; errorLine: string | null };
+
+const routingRule = (agent: AgentJson | null, transfer: Transfer): RoutingRuleJson | null =>
+  transfer.kind === 'routing' ? (((agent?.routing_rules ?? []) as RoutingRuleJson[]).find((rule) => rule.uuid === transfer.rule_uuid) ?? null) : null;
+
+/** What a warm transfer's callee hears: `transfer_config.announcement`, else who is calling and for what. */
+function announcementText(rule: RoutingRuleJson | null, call: Pick<Call, 'direction' | 'from' | 'to'>, agentName: string): string {
+  const configured = rule?.transfer_config?.announcement;
+  if (typeof configured === 'string' && configured.trim() !== '') return configured.trim();
+  const customer = call.direction === 'outbound' ? call.to : call.from;
+  const department = rule?.department_name?.trim();
+  return `Transferred call from ${customer}${department ? ` for ${department}` : ''}, handed over by ${agentName || 'the assistant'}.`;
+}
+
+/**
+ * Where a routing or guard rule hands the call: its `destination` (a number, a SIP
+ * address); for `destination_type: extension`, the tenant's active PBX extension connector
+ * of that extension, dialled as SIP at its registrar; for `destination_type: agent`, the
+ * first number of that agent that takes calls (the call rings there and reaches that agent
+ * as an incoming call). A routing rule's `transfer_type` says cold or warm (`transferMode`).
+ * When there is nowhere to go the plan says why, with the rule's `voice_on_error` (see `afterTurn`).
+ */
+export async function planTransfer(deps: CallDeps, call: Pick<Call, 'agentUuid' | 'direction' | 'from' | 'to'>, voice: VoiceConfig, transfer: Transfer): Promise<TransferPlan> {
+  const agent = await deps.agents.getWithoutSlots(call.agentUuid);
+  const rule = routingRule(agent, transfer);
+  const errorLine = rule?.voice_on_error?.trim() || null;
+  const fail = (reason: string): TransferPlan => ({ ok: false, reason, errorLine });
+  let destination: string;
+  let description: string;
+  const type = transfer.destination_type.trim().toLowerCase();
+  if (type === 'agent') {
+    if (!transfer.destination_agent_uuid) return fail('the rule names no destination agent');
+    const target = await deps.agents.getWithoutSlots(transfer.destination_agent_uuid);
+    if (!target) return fail(`agent ${transfer.destination_agent_uuid} is not an agent of this tenant`);
+    const number = callingNumbers(target)[0];
+    if (!number) return fail(`agent ${transfer.destination_agent_uuid} has no active number that takes calls`);
+    destination = number;
+    description = `agent ${transfer.destination_agent_uuid} at ${number}`;
+  } else if (type === 'extension') {
+    const extension = transfer.destination.trim();
+    if (extension === '') return fail('the rule names no extension');
+    const found = await deps.pbx.extension(extension);
+    if (!found) return fail(`extension ${extension} is not a PBX extension connector of this tenant`);
+    destination = found.sipUri;
+    description = `extension ${extension} (${found.name}) at ${found.sipUri}`;
+  } else {
+    destination = transfer.destination.trim();
+    if (destination === '') return fail('the rule names no destination');
+    description = destination;
   }
-  const destination = transfer.destination.trim();
-  return destination === '' ? null : destination;
+  const mode = transferMode(rule?.transfer_type);
+  const instruction: Extract<CallInstruction, { type: 'transfer' }> = { type: 'transfer', destination, mode };
+  if (mode === 'warm') instruction.announcement = { text: announcementText(rule, call, agent?.name ?? ''), language: voice.language, voice: voice.voice };
+  return { ok: true, instruction, description: `${mode} ${description}` };
 }

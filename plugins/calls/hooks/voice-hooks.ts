@@ -2,19 +2,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request } from 'express';
 import { BadRequestError, NotFoundError, Reply, Type, UnauthorizedError, Uuid, defineRoute, type AnyRoute, type TenantRef } from '../../../core';
 import { inboundRequest, publicOrigin, type InboundRequest } from '../../channels';
-import type { CallEvent, CallInstruction, CallbackKind, TelephonyDriver } from '../driver';
-import { answered, recording, silence, speech, status, type CallRef } from '../engine/call-events';
+import type { CallEvent, CallInstruction, CallbackKind, ServedKind, TelephonyDriver } from '../driver';
+import { announcement, answered, recording, silence, speech, status, type CallRef } from '../engine/call-events';
 import { lockCall, lockCallByExternalId, routeCall } from '../engine/call-rows';
 import type { CallDeps } from '../engine/deps';
 import { incomingCall } from '../engine/incoming';
 import { openLine, type Line } from '../engine/line';
 
-const KINDS: CallbackKind[] = ['answer', 'listen', 'status', 'recording'];
+const KINDS: Array<CallbackKind | ServedKind> = ['answer', 'listen', 'status', 'recording', 'announce'];
 const NO_CALL = 'No call takes callbacks here';
 
 const CallbackParams = Type.Object({
   call_uuid: Uuid({ description: 'The call the provider was given this URL for' }),
-  kind: Type.Union(KINDS.map((kind) => Type.Literal(kind)), { description: '`answer`, `listen`, `status` or `recording`' }),
+  kind: Type.Union(KINDS.map((kind) => Type.Literal(kind)), { description: '`answer`, `listen`, `status`, `recording`, or `announce` (a warm transfer’s announcement, its `text` in the query)' }),
 });
 const ChannelParams = Type.Object({ channel_uuid: Uuid({ description: 'The agent `phone` channel whose connection’s numbers call here' }) });
 
@@ -103,7 +103,7 @@ export function voiceHooks(deps: CallDeps): AnyRoute[] {
         const { callUuid, instructions } = await deps.tenants.run(channel.tenant, () =>
           incomingCall(deps, em, channel, connectionUuid, line.context.connection.provider, incoming, origin(req)),
         );
-        const context = { ...line.context, callbackUrl: (kind: CallbackKind) => `${origin(req)}/hooks/calls/${callUuid}/${kind}` };
+        const context = { ...line.context, callbackUrl: (kind: CallbackKind | ServedKind) => `${origin(req)}/hooks/calls/${callUuid}/${kind}` };
         return answer({ driver: line.driver, context }, instructions);
       },
     }),
@@ -141,7 +141,8 @@ export function voiceHooks(deps: CallDeps): AnyRoute[] {
       summary: 'Receive a callback of one call',
       description:
         'The URLs the plugin gives the provider for one call: `answer` (picked up: the first instructions), `listen` (what the caller said, or silence: the agent’s ' +
-        'turn), `status` (its state) and `recording`. Signed by the provider, or 401; an unknown call is 404.',
+        'turn), `status` (its state), `recording`, and `announce` (what the callee of a warm transfer hears before being connected: the `text` query parameter, said in ' +
+        'the agent’s voice; the provider requests it on the callee’s leg, after the call has ended for the agent). Signed by the provider, or 401; an unknown call is 404.',
       tags: ['calls'],
       auth: 'public',
       params: CallbackParams,
@@ -156,9 +157,12 @@ export function voiceHooks(deps: CallDeps): AnyRoute[] {
         if (!line) throw new NotFoundError(NO_CALL);
         const request = await inboundRequest(req, deps.connections.publicBaseUrl);
         verifiedRequest(line.driver, request, line, deps);
-        const events = read(() => line.driver.parse(params.kind, request));
+        const ref: CallRef = { uuid: routed.callUuid, agentUuid: routed.agentUuid };
+        if (params.kind === 'announce') return answer(line, await deps.tenants.run(routed.tenant, () => announcement(deps, ref, request.query.text ?? '')));
+        const kind = params.kind;
+        const events = read(() => line.driver.parse(kind, request));
         let instructions: CallInstruction[] = [];
-        for (const event of events) instructions = await deps.tenants.run(routed.tenant, () => onEvent(deps, routed.tenant, em, { uuid: routed.callUuid, agentUuid: routed.agentUuid }, event));
+        for (const event of events) instructions = await deps.tenants.run(routed.tenant, () => onEvent(deps, routed.tenant, em, ref, event));
         return answer(line, instructions);
       },
     }),

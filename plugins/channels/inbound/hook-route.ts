@@ -21,6 +21,8 @@ import { connectionUuidOf } from '../connections/connection-uuid';
 import { findConnection, openConnection } from '../connections/connection-store';
 import type { ChannelConnectionValue, ChannelDriver, InboundEvent, InboundRequest } from '../driver';
 
+import type { AudioTranscription } from './audio-transcriber';
+import { audioOf, needsTranscription } from './inbound-audio';
 import { CHANNEL_TOPICS, type ChannelAddress, type InboundPayload, type ReceiptPayload } from '../topics';
 import { inboundRequest, publicOrigin } from './inbound-request';
 
@@ -32,6 +34,7 @@ export interface HookRouteDeps {
   bus: BusService;
   logger: Logger;
   publicBaseUrl: string;
+  transcription: AudioTranscription;
 }
 
 const HookParams = Type.Object({ channel_uuid: Uuid({ description: 'The agent channel the provider was told to call' }) });
@@ -63,9 +66,11 @@ function verified(driver: ChannelDriver, request: InboundRequest, connection: Ch
 /**
  * In one short transaction: each new message (channel, provider id) recorded once and
  * queued for its turn, a provider's retry of one found and only acknowledged; each
- * receipt queued for the message it names.
+ * receipt queued for the message it names. A message with a voice note goes to the audio
+ * step first (`channels.audio`: fetched and transcribed) when the driver can fetch it and
+ * a transcriber is installed.
  */
-async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAddress, tenantUuid: string, events: InboundEvent[]): Promise<number> {
+async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAddress, tenantUuid: string, events: InboundEvent[], canFetch: boolean): Promise<number> {
   const messages = events.filter((event) => event.kind === 'message');
   const receipts = events.filter((event) => event.kind === 'receipt');
   if (messages.length === 0 && receipts.length === 0) return 0;
@@ -89,6 +94,12 @@ async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAd
         media: message.media ?? [],
         profile_name: message.profileName ?? null,
       };
+      if (needsTranscription(payload.media, canFetch, deps.transcription)) {
+        await deps.bus.publish(CHANNEL_TOPICS.audio, payload);
+        continue;
+      }
+      // Audio the driver could fetch but nobody can transcribe: its turn gets the placeholder.
+      if (canFetch && audioOf(payload.media)) payload.transcript = null;
       await deps.bus.publish(CHANNEL_TOPICS.inbound, payload);
     }
     if (receipts.length > 0) {
@@ -142,7 +153,7 @@ export function hookRoutes(deps: HookRouteDeps): AnyRoute[] {
           channel_type: channel.type,
           hook_url: `${publicOrigin(req, deps.publicBaseUrl)}/hooks/channels/${channel.uuid}`,
         };
-        await deps.tenants.run(tenant, () => record(em, deps, address, tenant.uuid, events));
+        await deps.tenants.run(tenant, () => record(em, deps, address, tenant.uuid, events, !!driver.fetchMedia));
         const ack = driver.acknowledge;
         return ack ? new Reply(200, Buffer.from(ack.body, 'utf8'), { 'content-type': ack.contentType }) : new Reply(200, { received: true });
       },

@@ -7,6 +7,7 @@ import type { ChatRequestJson, ChatTurnJson, ChatTurns } from '../../runtime';
 import type { ChannelDrivers } from '../channel-drivers';
 import { findConnection } from '../connections/connection-store';
 import type { InboundMedia } from '../driver';
+import { audioOf } from '../inbound/inbound-audio';
 import { CHANNEL_TOPICS, type ChannelAddress, type InboundPayload, type ReplyContext, type SendPayload, type TypingPayload } from '../topics';
 import { paceReply, type PacingSettings } from './pacing';
 import { claimThread, keepThread, threadOf } from './threads';
@@ -29,7 +30,8 @@ export interface InboundTurnRunDeps extends InboundTurnDeps {
 class ThreadTaken extends Error {}
 
 type Prepared =
-  | { kind: 'turn'; turn: ChatTurnJson }
+  /** `unheard`: a voice note answered with the placeholder; it is recorded as the media it is, stamped `receivedAt` (before the turn's messages). */
+  | { kind: 'turn'; turn: ChatTurnJson; unheard?: { receivedAt: string } }
   | { kind: 'media'; conversationUuid: string | null }
   /** The conversation was transferred to a person: the message is recorded for them, with no turn. */
   | { kind: 'handover'; conversationUuid: string }
@@ -51,7 +53,26 @@ function contactOf(payload: InboundPayload): ChatRequestJson['contact'] {
 /** A provider's media kind as a conversation message's type; a sticker is an image, what has no type of its own is described in text. */
 const MEDIA_TYPES: Record<InboundMedia['type'], MessageType> = { audio: 'audio', image: 'image', sticker: 'image', video: 'video', document: 'document', location: 'location', other: 'text' };
 
-/** A media-only message: the first item's type, its URL or id as the content (audio is transcribed once transcriptions land). */
+/**
+ * What the agent is told of a voice note nobody could listen to (no transcriber installed,
+ * or the provider's file or the transcription failed): it can still answer, and ask for text.
+ */
+export const UNHEARD_VOICE_NOTE = '[The customer sent a voice message that could not be transcribed.]';
+
+/**
+ * The words a message's turn answers: its text, and for a voice note its transcript (after
+ * the text, when both came), or the placeholder when it was not transcribed. `unheard`:
+ * the placeholder stands in. Null text: nothing to answer (media only).
+ */
+export function turnWords(payload: InboundPayload): { text: string | null; unheard: boolean } {
+  const caption = payload.text?.trim() ? payload.text : null;
+  if (payload.transcript === undefined || !audioOf(payload.media)) return { text: caption, unheard: false };
+  const transcript = payload.transcript?.trim() || null;
+  const said = transcript ?? UNHEARD_VOICE_NOTE;
+  return { text: caption ? `${caption}\n\n${said}` : said, unheard: transcript === null };
+}
+
+/** A media-only message: the first item's type, its URL or id as the content. */
 function mediaMessage(media: InboundMedia[]): { messageType: MessageType; content: string } {
   const described = media.map((item) => `[${item.type}]${item.url ? ` ${item.url}` : item.id ? ` ${item.id}` : ''}`).join('\n') || '[media]';
   const [first] = media;
@@ -71,20 +92,22 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
 
   async function takeTurn(tenant: TenantRef, payload: InboundPayload, conversationUuid: string | null): Promise<ChatTurnJson> {
     const request = (contact: ChatRequestJson['contact']): ChatRequestJson => ({
-      message: payload.text!.slice(0, MAX_TURN_TEXT),
+      message: turnWords(payload).text!.slice(0, MAX_TURN_TEXT),
       contact,
       channel: conversationChannel(payload.channel_type),
       ...(conversationUuid ? { conversation_uuid: conversationUuid } : {}),
     });
     const contact = contactOf(payload);
+    // A transcribed voice note is recorded as what it was, audio, with its transcript as the content.
+    const recorded = { messageType: payload.transcript?.trim() && audioOf(payload.media) ? ('audio' as const) : ('text' as const) };
     try {
-      return await turns.take(tenant, payload.agent_uuid, request(contact));
+      return await turns.take(tenant, payload.agent_uuid, request(contact), undefined, recorded);
     } catch (error) {
       // The contacts plugin checks numbers against the numbering plan, more strictly than a provider does
       // (`+1555...`): such a sender is still a customer, known by name only. Retrying the same would never pass.
       if (!(error instanceof ValidationError) || !contact?.phone_number) throw error;
       logger.info('channel sender is not a valid phone number: talking to them without a contact number', { channel_uuid: payload.channel_uuid });
-      return turns.take(tenant, payload.agent_uuid, request({ name: contact.name ?? payload.from.slice(0, 200) }));
+      return turns.take(tenant, payload.agent_uuid, request({ name: contact.name ?? payload.from.slice(0, 200) }), undefined, recorded);
     }
   }
 
@@ -131,16 +154,19 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
     const status = async (uuid: string | null) => (uuid ? ((await deps.conversations.find(em, uuid))?.status ?? 'gone') : 'gone');
     const before = await status(threaded);
     if (before === 'transferred') return { kind: 'handover', conversationUuid: threaded! };
-    if (!payload.text?.trim()) return { kind: 'media', conversationUuid: before === 'gone' || before === 'closed' ? null : threaded };
+    const words = turnWords(payload);
+    if (!words.text?.trim()) return { kind: 'media', conversationUuid: before === 'gone' || before === 'closed' ? null : threaded };
     const open = before === 'open' ? threaded : await openThread(em, tenant, payload, threaded);
+    const unheard = words.unheard ? { receivedAt: new Date().toISOString() } : undefined;
+    const turn = (taken: ChatTurnJson): Prepared => ({ kind: 'turn', turn: taken, ...(unheard ? { unheard } : {}) });
     try {
-      return { kind: 'turn', turn: await takeTurn(tenant, payload, open) };
+      return turn(await takeTurn(tenant, payload, open));
     } catch (error) {
       if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
       if (open) {
         const now = await status(open);
         if (now === 'transferred') return { kind: 'handover', conversationUuid: open };
-        if (now === 'closed' || now === 'gone') return { kind: 'turn', turn: await takeTurn(tenant, payload, await openThread(em, tenant, payload, open)) };
+        if (now === 'closed' || now === 'gone') return turn(await takeTurn(tenant, payload, await openThread(em, tenant, payload, open)));
       }
       const agent = (await deps.agents.getWithoutSlots(payload.agent_uuid)) as { status?: string } | null;
       // The agent is gone or not active: retrying would not change that.
@@ -165,8 +191,7 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
         return;
       }
       if (prepared.kind === 'handover') {
-        const recorded = payload.text?.trim() ? { messageType: 'text' as const, content: payload.text } : mediaMessage(payload.media);
-        await deps.conversations.record(em, prepared.conversationUuid, { sender: 'customer', ...recorded });
+        await deps.conversations.record(em, prepared.conversationUuid, { sender: 'customer', ...handedOver(payload) });
         return;
       }
       if (prepared.kind === 'media') {
@@ -175,10 +200,25 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
         return;
       }
       const { turn } = prepared;
+      // The voice note nobody could listen to stays on record as it came, before the placeholder the agent answered.
+      if (prepared.unheard && turn.status !== 'closed') {
+        await deps.conversations.record(em, turn.conversation_uuid, { sender: 'customer', ...mediaMessage(payload.media), createdAt: new Date(prepared.unheard.receivedAt) });
+      }
       await keepThread(em, tenant, payload.channel_uuid, payload.from, turn.conversation_uuid);
       await queueReply(em, deps, tenant, payload, payload.from, turn.messages, { ...(payload.to ? { from: payload.to } : {}), reply_to: payload.external_id });
     },
   );
+}
+
+/**
+ * A message for the person the conversation was transferred to: its text, a voice note as
+ * `audio` with its transcript (the media as it came when there is none), other media as
+ * recorded when no turn runs.
+ */
+function handedOver(payload: InboundPayload): { messageType: MessageType; content: string } {
+  const transcript = payload.transcript?.trim();
+  if (transcript && audioOf(payload.media)) return { messageType: 'audio', content: payload.text?.trim() ? `${payload.text}\n\n${transcript}` : transcript };
+  return payload.text?.trim() ? { messageType: 'text', content: payload.text } : mediaMessage(payload.media);
 }
 
 /** A media-only message: recorded with its type in the thread's conversation (or a new one), with no model turn. */

@@ -11,16 +11,17 @@ import type { Turn } from './turn';
  * (agent, conversation), ConflictError (an inactive agent, a closed conversation).
  */
 export interface ChatTurns {
-  take(tenant: TenantRef, agentUuid: string, request: ChatRequestJson, stream?: EventStreamWriter): Promise<ChatTurnJson>;
+  /** `options.messageType`: `audio` records the customer's message as a voice note whose content is its transcript (a channel's); default `text`. */
+  take(tenant: TenantRef, agentUuid: string, request: ChatRequestJson, stream?: EventStreamWriter, options?: { messageType?: 'text' | 'audio' }): Promise<ChatTurnJson>;
 }
 
 export const chatTurnsRef = createServiceRef<ChatTurns>('runtime.chatTurns');
 
 export function createChatTurns(orm: OrmService, turn: Turn): ChatTurns {
   return {
-    async take(tenant, agentUuid, request, stream) {
+    async take(tenant, agentUuid, request, stream, options = {}) {
       const em = orm.em.fork() as EntityManager;
-      const begun = await turn.begin(em, tenant, agentUuid, request);
+      const begun = await turn.begin(em, tenant, agentUuid, request, options.messageType);
       return turn.run(em, begun, stream);
     },
   };

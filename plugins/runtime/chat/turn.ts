@@ -54,6 +54,8 @@ export interface BegunTurn {
   agent: AgentView;
   conversation: ConversationJson;
   message: string;
+  /** How the customer's message is recorded: `text`, or `audio` for a voice note the channel transcribed (its content is the transcript). */
+  messageType: 'text' | 'audio';
 }
 
 type GuardRule = GuardRuleJson;
@@ -79,7 +81,7 @@ const DEFAULT_CLOSING_LINE = 'Thank you for reaching out. Goodbye!';
 export class Turn {
   constructor(private readonly deps: TurnDeps) {}
 
-  async begin(em: EntityManager, tenant: TenantRef, agentUuid: string, body: ChatRequestJson): Promise<BegunTurn> {
+  async begin(em: EntityManager, tenant: TenantRef, agentUuid: string, body: ChatRequestJson, messageType: BegunTurn['messageType'] = 'text'): Promise<BegunTurn> {
     // The agents plugin's JSON, typed where the runtime reads it (AgentView).
     const agent = (await this.deps.agents.getWithoutSlots(agentUuid)) as AgentView | null;
     if (!agent) throw new NotFoundError('Agent not found');
@@ -92,14 +94,14 @@ export class Turn {
       if (agent.status !== 'active') throw inactive();
       if (found.agent_uuid !== agent.agent_uuid) throw new ConflictError('The conversation is another agent’s');
       if (found.status !== 'open') throw new ConflictError(`The conversation is ${found.status}`);
-      return { tenant, agent, conversation: found, message: body.message };
+      return { tenant, agent, conversation: found, message: body.message, messageType };
     }
     if (agent.status !== 'active') throw inactive();
     const conversation = await em.fork().transactional(async (tx) => {
       const contact = body.contact && (body.contact.phone_number || body.contact.email) ? (await this.deps.contacts.findOrCreate(body.contact, 'contact')).contact : null;
       return this.deps.conversations.open(tx, { agentUuid: agent.agent_uuid, contactUuid: contact?.uuid ?? null, channel: (body.channel ?? 'chat') as Channel });
     });
-    return { tenant, agent, conversation, message: body.message };
+    return { tenant, agent, conversation, message: body.message, messageType };
   }
 
   run(em: EntityManager, begun: BegunTurn, stream?: EventStreamWriter): Promise<ChatTurnJson> {
@@ -112,7 +114,7 @@ export class Turn {
       const conversation = await this.deps.conversations.lock(tx, conversationUuid);
       if (!conversation) throw new NotFoundError('Conversation not found');
       if (conversation.status !== 'open') throw new ConflictError(`The conversation is ${conversation.status}`);
-      const customer = await this.deps.conversations.record(tx, conversationUuid, { sender: 'customer', content: begun.message, createdAt: now });
+      const customer = await this.deps.conversations.record(tx, conversationUuid, { sender: 'customer', messageType: begun.messageType, content: begun.message, createdAt: now });
       const history = await this.deps.conversations.history(tx, conversationUuid, this.deps.settings.historyMessages);
       const today = limit ? await this.deps.conversations.countCustomerMessagesSince(tx, conversationUuid, localDayStart(begun.agent.timezone, now)) : 0;
       return { conversation, customer, history, today, now };

@@ -1,11 +1,9 @@
 import type { ToolDefinition } from '../../../core';
-import { RESERVED_TOOL_NAMES, type AgentView, type IntentJson, type RoutingRuleJson } from '../../agents';
+import type { AgentView, IntentJson, RoutingRuleJson } from '../../agents';
 import { FILTER_OPERATORS, type AssignedTable } from '../../tables';
 import type { RuntimeTool } from './tool-providers';
 
-/** Tools' fixed names (decisions-2.md §1 and §7): the agents plugin refuses them as intent keys. */
-const BUILT_IN_TOOLS: readonly string[] = RESERVED_TOOL_NAMES;
-/** The runtime's own tools: a contributed tool cannot take one of these names. */
+/** The runtime's own tools (decisions-2.md §1): no intent or contributed tool takes these names (the agents plugin's `RESERVED_TOOL_NAMES` holds them and §7's). */
 const OWN_TOOLS: readonly string[] = ['search_knowledge', 'lookup_records', 'transfer', 'end_conversation'];
 
 type Intent = IntentJson;
@@ -32,8 +30,10 @@ export function toolCatalog(agent: AgentView, tables: AssignedTable[], routingRu
   const contributed = new Map<string, RuntimeTool>();
   for (const tool of offered) if (!OWN_TOOLS.includes(tool.definition.name) && !contributed.has(tool.definition.name)) contributed.set(tool.definition.name, tool);
   for (const intent of [...agent.intents].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
-    // Refused as keys since the runtime exists; an intent stored before keeps its row but not the name.
-    if (BUILT_IN_TOOLS.includes(intent.key) || contributed.has(intent.key)) continue;
+    // Refused as keys since the runtime exists; an intent stored before keeps its row but yields the name to
+    // the tool that owns it. Only when that tool is offered: an old `book_appointment` intent of an agent
+    // without appointments enabled still works.
+    if (OWN_TOOLS.includes(intent.key) || contributed.has(intent.key)) continue;
     intents.set(intent.key, intent);
     definitions.push({ name: intent.key, description: describeIntent(intent), parameters: intentParameters(intent) });
   }

@@ -28,6 +28,12 @@ export interface AudioModule {
   /** The duration of the file in seconds, measured from its content; throws an AudioError for a file that cannot be read. */
   durationSeconds(path: string, format: AudioFormat): Promise<number>;
   /**
+   * The duration from the file's first bytes (at least 4 KiB, or the whole file) and its
+   * size, when they tell it (WAV); null when the whole file must be read. Throws an
+   * AudioError as `durationSeconds` does.
+   */
+  durationFromHead(head: Buffer, size: number, format: AudioFormat): Promise<number | null>;
+  /**
    * The recording cut into pieces of at most `maxChunkSeconds`, each cut made at the
    * quietest moment near the limit (a silence between words, not mid-word); one chunk (the
    * file itself, offset 0) when it is short enough. `cleanup` deletes what was written.

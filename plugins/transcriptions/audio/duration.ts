@@ -1,6 +1,6 @@
 import { AudioError, type AudioFormat } from './audio-types';
 import { decodedSeconds, findFfmpeg } from './ffmpeg';
-import { readWavInfo } from './wav';
+import { readWavInfo, wavInfoOfHead } from './wav';
 
 /**
  * A WAV file's duration is exact from its header (whole frames over the sample rate).
@@ -11,6 +11,20 @@ import { readWavInfo } from './wav';
 export async function durationSeconds(path: string, format: AudioFormat): Promise<number> {
   const seconds = format === 'wav' ? await wavSeconds(path) : await compressedSeconds(path, format);
   if (!(seconds > 0)) throw new AudioError(`this ${format} recording holds no audio`);
+  return seconds;
+}
+
+/**
+ * The duration told by a file's first bytes and its size alone: a WAV file's header (an
+ * upload measured as it streams into storage, never read back). Null when they do not
+ * tell it (other formats, a header longer than `head`): measure the whole file then.
+ */
+export async function durationFromHead(head: Buffer, size: number, format: AudioFormat): Promise<number | null> {
+  if (format !== 'wav') return null;
+  const info = await wavInfoOfHead(head, size);
+  if (!info) return null;
+  const seconds = info.frames / info.sampleRate;
+  if (!(seconds > 0)) throw new AudioError('this wav recording holds no audio');
   return seconds;
 }
 

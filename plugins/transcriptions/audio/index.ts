@@ -1,5 +1,5 @@
 import type { AudioModule } from './audio-types';
-import { durationSeconds } from './duration';
+import { durationFromHead, durationSeconds } from './duration';
 import { sniff } from './sniff';
 import { split } from './split';
 
@@ -11,4 +11,4 @@ export * from './audio-types';
  * transcription server takes. Pure TypeScript for WAV and for measuring every format;
  * ffmpeg (on PATH, or FFMPEG_PATH) only to cut compressed recordings.
  */
-export const audio: AudioModule = { sniff, durationSeconds, split };
+export const audio: AudioModule = { sniff, durationSeconds, durationFromHead, split };

@@ -29,30 +29,53 @@ export async function readWavInfo(path: string): Promise<WavInfo> {
   const file = await openForReading(path);
   try {
     const { size } = await file.stat();
-    const riff = await readAt(file, 0, 12);
-    if (riff.length < 12 || riff.toString('latin1', 0, 4) !== 'RIFF' || riff.toString('latin1', 8, 12) !== 'WAVE') throw new AudioError('this file is not a WAV file');
-    let fmt: Omit<WavInfo, 'dataOffset' | 'frames'> | null = null;
-    for (let at = 12; ; ) {
-      const chunk = await readAt(file, at, 8);
-      if (chunk.length < 8) throw new AudioError(fmt ? 'this WAV file has no data chunk (it may be truncated)' : 'this WAV file has no fmt chunk (it may be truncated)');
-      const id = chunk.toString('latin1', 0, 4);
-      const chunkSize = chunk.readUInt32LE(4);
-      const body = at + 8;
-      if (id === 'fmt ') fmt = parseFmt(await readAt(file, body, Math.min(chunkSize, 40)));
-      else if (id === 'data') {
-        if (!fmt) throw new AudioError('this WAV file has its data before its fmt chunk');
-        const available = size - body;
-        if (chunkSize !== UNKNOWN_SIZE && chunkSize > available) {
-          throw new AudioError(`this WAV file is truncated: its data chunk declares ${chunkSize} bytes, the file holds ${available}`);
-        }
-        const bytes = chunkSize === UNKNOWN_SIZE ? available : chunkSize;
-        return { ...fmt, dataOffset: body, frames: Math.floor(bytes / fmt.blockAlign) };
-      }
-      // Chunks are padded to an even length.
-      at = body + chunkSize + (chunkSize % 2);
-    }
+    return await parseWavInfo((at, length) => readAt(file, at, length), size);
   } finally {
     await file.close();
+  }
+}
+
+/**
+ * The same, from the first bytes of a file of `size` bytes (an upload measured as it
+ * streams to storage): null when its header chunks run past `head`, for the caller to
+ * read the whole file instead.
+ */
+export async function wavInfoOfHead(head: Buffer, size: number): Promise<WavInfo | null> {
+  const beyond = Symbol('beyond the head');
+  try {
+    return await parseWavInfo(async (at, length) => {
+      // Short only where the file itself ends; the head's end is not the file's.
+      if (at + length > head.length && head.length < size) throw beyond;
+      return head.subarray(at, at + length);
+    }, size);
+  } catch (error) {
+    if (error === beyond) return null;
+    throw error;
+  }
+}
+
+async function parseWavInfo(readAt: (position: number, length: number) => Promise<Buffer>, size: number): Promise<WavInfo> {
+  const riff = await readAt(0, 12);
+  if (riff.length < 12 || riff.toString('latin1', 0, 4) !== 'RIFF' || riff.toString('latin1', 8, 12) !== 'WAVE') throw new AudioError('this file is not a WAV file');
+  let fmt: Omit<WavInfo, 'dataOffset' | 'frames'> | null = null;
+  for (let at = 12; ; ) {
+    const chunk = await readAt(at, 8);
+    if (chunk.length < 8) throw new AudioError(fmt ? 'this WAV file has no data chunk (it may be truncated)' : 'this WAV file has no fmt chunk (it may be truncated)');
+    const id = chunk.toString('latin1', 0, 4);
+    const chunkSize = chunk.readUInt32LE(4);
+    const body = at + 8;
+    if (id === 'fmt ') fmt = parseFmt(await readAt(body, Math.min(chunkSize, 40)));
+    else if (id === 'data') {
+      if (!fmt) throw new AudioError('this WAV file has its data before its fmt chunk');
+      const available = size - body;
+      if (chunkSize !== UNKNOWN_SIZE && chunkSize > available) {
+        throw new AudioError(`this WAV file is truncated: its data chunk declares ${chunkSize} bytes, the file holds ${available}`);
+      }
+      const bytes = chunkSize === UNKNOWN_SIZE ? available : chunkSize;
+      return { ...fmt, dataOffset: body, frames: Math.floor(bytes / fmt.blockAlign) };
+    }
+    // Chunks are padded to an even length.
+    at = body + chunkSize + (chunkSize % 2);
   }
 }
 

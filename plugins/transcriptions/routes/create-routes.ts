@@ -18,7 +18,7 @@ import {
   type TenantRef,
 } from '../../../core';
 import { Transcription } from '../entities';
-import { ACCEPTED_FORMATS, maxBytesOf, takeAudio, type TakenAudio } from '../intake';
+import { ACCEPTED_FORMATS, maxBytesOf, receiveAudio, takeAudio, type ReceivedAudio, type TakenAudio } from '../intake';
 import type { TranscriptionDeps } from '../job/deps';
 import { callbackSecretColumn } from '../secret-columns';
 import { TRANSCRIPTION_TOPICS } from '../topics';
@@ -142,7 +142,8 @@ async function fetchAudio(deps: TranscriptionDeps, url: string, dir: string): Pr
  * `POST /api/v1/transcriptions` (JSON, the audio at `url`) and
  * `POST /api/v1/transcriptions/upload` (multipart, the audio as `file`): two paths
  * because a route of the kernel takes JSON or multipart, not both. Both hold no
- * transaction while the audio is fetched, measured and stored.
+ * transaction while the audio is fetched, measured and stored; the upload's bytes go
+ * from the request straight into storage, and one short transaction records the row.
  */
 export function createRoutes(deps: TranscriptionDeps) {
   return [
@@ -176,17 +177,19 @@ export function createRoutes(deps: TranscriptionDeps) {
       summary: 'Transcribe an uploaded audio file',
       description: `A \`multipart/form-data\` upload: the audio as \`file\`, the options as text fields. A file over HTTP_UPLOAD_LIMIT is a 413. ${DESCRIPTION}`,
       tags,
-      upload: { field: 'file', description: `The audio (${ACCEPTED_FORMATS})` },
+      // Streamed into storage as it arrives (intake.ts receiveAudio), never spooled first.
+      upload: { field: 'file', description: `The audio (${ACCEPTED_FORMATS})`, receive: (incoming) => receiveAudio(deps, incoming) },
       body: UploadFields,
       status: 202,
       transactional: false,
       errors: [413, 503],
       response: SuccessEnvelope(CreatedSchema),
       handler: async ({ body, em, tenant, req, file }) => {
+        // Stored already, under a key of its own: removed by the kernel when the response ends, unless kept here.
+        const received = file!.received as ReceivedAudio;
         await checkOptions(deps, body);
-        const upload = file!;
-        const taken = await takeAudio(deps, tenant, upload, 'file');
-        return record(deps, em, tenant, req, body, taken, { name: upload.originalName });
+        const taken = await received.keep(tenant);
+        return record(deps, em, tenant, req, body, taken, { name: file!.originalName });
       },
     }),
   ];

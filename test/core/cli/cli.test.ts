@@ -55,7 +55,7 @@ describe('switchboard CLI', () => {
     try {
       const result = await switchboard(['migrate'], { DATABASE_URL: fresh.url, PLUGINS_PATH: EXAMPLES });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'agents/0002-channel-public-key', 'agent-webhooks/0001-agent-webhook-deliveries', 'flows/0001-flows', 'flows/0002-trigger-cursors', 'flows/0003-step-versions', 'flows/0004-oauth-connections', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'conversations/0003-message-delivery', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'appointments/0001-appointments', 'appointments-calendar/0001-appointment-calendar-events', 'channels/0001-channels', 'channels/0002-chatapp-templates', 'calls/0001-calls', 'telephony/0001-telephony', 'transcriptions/0001-transcriptions', 'web-chat/0001-web-chat', 'notes/0001-notes']);
+      expect(JSON.parse(result.stdout).migrations).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'agents/0001-agents', 'agents/0002-channel-public-key', 'agent-webhooks/0001-agent-webhook-deliveries', 'flows/0001-flows', 'flows/0002-trigger-cursors', 'flows/0003-step-versions', 'flows/0004-oauth-connections', 'conversations/0001-conversations', 'conversations/0002-conversation-message-order', 'conversations/0003-message-delivery', 'evaluation/0001-evaluation', 'contacts/0001-contacts', 'outreach/0001-outreach', 'tables/0001-tables', 'tables/0002-search-vectors', 'tables/0003-record-keys', 'tables/0004-upload-chunk-storage', 'memorize/0001-memorize', 'memorize/0002-contact-memories', 'runtime/0001-runtime', 'appointments/0001-appointments', 'appointments-calendar/0001-appointment-calendar-events', 'channels/0001-channels', 'channels/0002-chatapp-templates', 'telephony/0001-telephony', 'calls/0001-calls', 'transcriptions/0001-transcriptions', 'web-chat/0001-web-chat', 'notes/0001-notes']);
     } finally {
       await fresh.drop();
     }
@@ -130,11 +130,12 @@ describe('switchboard CLI', () => {
         { id: 'channels', dependsOn: ['agents', 'contacts', 'conversations', 'runtime'], origin: path.join(ROOT, 'plugins/channels') },
         { id: 'appointments-outreach', dependsOn: ['appointments', 'outreach', 'channels', 'contacts'], origin: path.join(ROOT, 'plugins/appointments-outreach') },
         { id: 'storage', dependsOn: [], origin: path.join(ROOT, 'plugins/storage') },
-        { id: 'calls', dependsOn: ['agents', 'conversations', 'contacts', 'runtime', 'channels', 'storage'], origin: path.join(ROOT, 'plugins/calls') },
+        { id: 'telephony', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/telephony') },
+        { id: 'calls', dependsOn: ['agents', 'conversations', 'contacts', 'runtime', 'channels', 'storage', 'telephony'], origin: path.join(ROOT, 'plugins/calls') },
         { id: 'calls-outreach', dependsOn: ['calls', 'contacts', 'outreach'], origin: path.join(ROOT, 'plugins/calls-outreach') },
         { id: 'channels-outreach', dependsOn: ['channels', 'contacts', 'outreach'], origin: path.join(ROOT, 'plugins/channels-outreach') },
-        { id: 'telephony', dependsOn: ['agents'], origin: path.join(ROOT, 'plugins/telephony') },
         { id: 'transcriptions', dependsOn: ['agents', 'conversations', 'storage', 'agent-webhooks', 'tables'], origin: path.join(ROOT, 'plugins/transcriptions') },
+        { id: 'channels-transcriptions', dependsOn: ['channels', 'transcriptions'], origin: path.join(ROOT, 'plugins/channels-transcriptions') },
         { id: 'web-chat', dependsOn: ['agents', 'conversations', 'runtime'], origin: path.join(ROOT, 'plugins/web-chat') },
         { id: 'acme-crm', dependsOn: [], origin: path.join(partner, 'acme-crm') },
       ]);

@@ -165,7 +165,8 @@ describe('OpenAPI document and docs page', () => {
     } finally {
       await database.drop();
     }
-  }, 60_000);
+    // A child process boots every plugin and migrates a fresh database: over a minute beside other suites in CI.
+  }, 150_000);
 
   it('serves /docs: HTML loading only local Swagger UI assets, which answer 200', async () => {
     const page = await supertest(kit.url).get('/docs').set('Host', 'docs.example.test');

@@ -56,7 +56,7 @@ function lastUserText(call: FakeLlmRequest): string {
  * A port free a moment ago: PUBLIC_BASE_URL must name the server before it boots (hook
  * URLs, and the URL Twilio's signature covers, are built from it).
  */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;

@@ -171,6 +171,35 @@ describe('cancellation and approval threshold', () => {
   });
 });
 
+describe('approval for notes', () => {
+  it('with approval_for_notes a booking that carries notes waits for a person; one without notes does not', async () => {
+    const schedule = await makeSchedule(kit.api);
+    await makeType(kit.api, schedule, { duration_minutes: 60 });
+    const agent = await activeAgent(kit.api, { appointments: { enabled: true, schedule_assignments: [{ schedule_uuid: schedule, approval: { require_approval: true, approval_for_notes: true } }] } });
+    model.reply(
+      { toolCalls: [{ name: 'book_appointment', arguments: { starts_at: madridLocal(dayFromNow(10), '10:00'), notes: 'Wants the last dentist' } }, { name: 'book_appointment', arguments: { starts_at: madridLocal(dayFromNow(10), '12:00') } }] },
+      { content: 'Done.' },
+    );
+    await chat(agent, 'Two visits');
+    const booked = (await kit.api.get(`/api/v1/appointments?agent_uuid=${agent}`).expect(200)).body.data.items;
+    expect(booked.map((a: any) => [a.starts_at, a.status])).toEqual([
+      [madrid(dayFromNow(10), '10:00'), 'pending_approval'],
+      [madrid(dayFromNow(10), '12:00'), 'confirmed'],
+    ]);
+  });
+});
+
+describe('a schedule agents book into', () => {
+  it('cannot be deleted while an agent assigns it (409 naming the agent); once taken out of the agent, it can', async () => {
+    const schedule = await makeSchedule(kit.api);
+    const agent = await activeAgent(kit.api, { name: 'Front desk', appointments: { enabled: true, schedule_assignments: [{ schedule_uuid: schedule }] } });
+    const refused = await kit.api.delete(`/api/v1/schedules/${schedule}`).expect(409);
+    expect(refused.body.message).toContain(`Front desk ${agent}`);
+    await kit.api.put(`/api/v1/agents/${agent}`).send({ appointments: { schedule_assignments: [] } }).expect(200);
+    await kit.api.delete(`/api/v1/schedules/${schedule}`).expect(200);
+  });
+});
+
 describe('tenants', () => {
   it('an agent cannot be given another tenant’s schedule', async () => {
     const other = await kit.createTenant();

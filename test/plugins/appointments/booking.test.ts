@@ -104,10 +104,12 @@ describe('booking', () => {
     const schedule = await makeSchedule(kit.api);
     const short = await makeType(kit.api, schedule, { duration_minutes: 30 });
     const long = await makeType(kit.api, schedule, { duration_minutes: 90 });
-    // 40 bookings at once, every half hour of 09:00-12:00, alternating lengths: many overlap each other.
+    // 20 bookings at once, every half hour of 09:00-12:30, alternating lengths: many overlap each other. (Bookings of one
+    // schedule run one at a time, each holding a pool connection while it waits: far more at once than the pool holds
+    // wait past its acquire timeout on a loaded machine, a 503 to retry.)
     const clocks = ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30', '12:00', '12:30'];
-    const results = await Promise.all(Array.from({ length: 40 }, (_, index) => book(index % 2 ? long : short, madrid(day, clocks[(index * 3) % clocks.length]))));
-    expect(results.every((res) => res.status === 201 || res.status === 409)).toBe(true);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, index) => book(index % 2 ? long : short, madrid(day, clocks[(index * 3) % clocks.length]))));
+    expect(results.filter((res) => res.status !== 201 && res.status !== 409).map((res) => [res.status, res.body])).toEqual([]);
     const booked = (await kit.api.get(`/api/v1/appointments?schedule_uuid=${schedule}&per_page=100`).expect(200)).body.data.items;
     expect(booked.length).toBe(results.filter((res) => res.status === 201).length);
     expect(booked.length).toBeGreaterThan(1);

@@ -5,7 +5,7 @@ import { startFakeLlmServer, startTestKernel, type ApiClient, type FakeLlmReques
 import { RUNTIME_PLUGINS, activeAgent } from '../runtime/runtime-test-kit';
 import { startTwilioVoiceServer, type TwilioVoiceServer } from './twilio-voice-server';
 
-export const CALLS_PLUGINS = [...RUNTIME_PLUGINS, ...['channels', 'storage', 'calls'].map((id) => path.resolve(__dirname, '../../../plugins', id))];
+export const CALLS_PLUGINS = [...RUNTIME_PLUGINS, ...['channels', 'storage', 'telephony', 'calls'].map((id) => path.resolve(__dirname, '../../../plugins', id))];
 
 let agentNumbers = 4155550100;
 /** A new number for each agent (a number belongs to one agent of a tenant); the fake account takes any as its own. */

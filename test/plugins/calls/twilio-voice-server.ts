@@ -40,9 +40,14 @@ export { callResource } from './fake/voice-routes';
  *   document that runs out ends the call `completed`), `<Redirect>`, `<Hangup>`,
  *   `<Dial>` a number (bare or `<Number>`: the dialled number's script says who answers;
  *   then the `action` with DialCallStatus, DialCallSid, DialCallDuration, DialBridged, or
- *   the next verbs), `<Dial><Conference muted statusCallback statusCallbackEvent>`, and the
- *   Participant update `Muted=true|false` (conference callbacks participant-mute/unmute,
- *   join, leave, conference-start/end); `GET /Conferences.json?FriendlyName=&Status=`.
+ *   the next verbs), `<Dial><Sip>` a SIP URI (`sip:user@host[:port][;transport=udp|tcp|tls]`,
+ *   else 12200; its script is the URI's), a `<Number url>` or `<Sip url>` (requested signed
+ *   with the child leg's CallSid, ParentCallSid, Direction=outbound-dial once the callee
+ *   answers, its `<Say>`/`<Play>`/`<Pause>` played to the callee alone before the bridge and
+ *   kept in `dials[].whisper`), `<Dial><Conference muted statusCallback statusCallbackEvent>`,
+ *   and the Participant update `Muted=true|false` (only Twilio's documented update
+ *   parameters are taken, else 20001; conference callbacks participant-mute/unmute, join,
+ *   leave, conference-start/end); `GET /Conferences.json?FriendlyName=&Status=`.
  * - Recording (`Record=true`): on the end, `RecordingStatusCallback` with RecordingSid,
  *   RecordingUrl, RecordingStatus, RecordingDuration, RecordingChannels; the media at
  *   RecordingUrl + `.wav` (a short silent WAV) or `.mp3` (one silent frame).
@@ -58,8 +63,8 @@ export { callResource } from './fake/voice-routes';
  * Not played (a document using them fails with 12200 naming the fake): `<Record>`,
  * `<Reject>`, `<Enqueue>`, `<Connect>`/`<Stream>`, `<Start>`, `<Pay>`, `<Refer>`, DTMF input
  * (a Gather without `input` including `speech`, valid TwiML, is refused as our bug),
- * `<Dial>` to Client/Sip/Queue or several nouns. Also not played: FallbackUrl, the
- * ApplicationSid of a create, partial speech results, conference hold music, recordings
+ * `<Dial>` to Client/Queue or several nouns, `<Hangup>`/`<Gather>` in a `<Number url>`
+ * document. Also not played: FallbackUrl, the ApplicationSid of a create, partial speech results, conference hold music, recordings
  * started other ways than `Record=true`, price, and the exact rate at which Twilio speaks.
  * Failed calls and their callbacks differ from Twilio as said above.
  *

@@ -30,7 +30,11 @@ const PLAYED_VERBS = new Set(['Say', 'Play', 'Pause', 'Gather', 'Hangup', 'Redir
 /** What `<Gather>` may nest (Twilio's schema). */
 const GATHER_NESTS = new Set(['Say', 'Play', 'Pause']);
 const DIAL_NOUNS = new Set(['Number', 'Conference', 'Client', 'Sip', 'Queue', 'Application']);
-const PLAYED_DIAL_NOUNS = new Set(['Number', 'Conference']);
+const PLAYED_DIAL_NOUNS = new Set(['Number', 'Conference', 'Sip']);
+/** What a `<Number url>` / `<Sip url>` document (played to the callee before the bridge) may hold in the fake. */
+export const WHISPER_VERBS = new Set(['Say', 'Play', 'Pause']);
+/** Twilio's `transport` values of a `<Sip>` URI. */
+const SIP_TRANSPORTS = new Set(['udp', 'tcp', 'tls']);
 
 const parser = new XMLParser({
   preserveOrder: true,
@@ -107,5 +111,24 @@ function checkDial(verb: TwimlVerb): ParsedTwiml | null {
   if (unplayed) return schemaError(`<Dial><${unplayed.name}> is TwiML the Twilio voice fake does not play`);
   if (verb.children.length > 1) return schemaError('<Dial> with several nouns: the Twilio voice fake dials one');
   if (!verb.text && verb.children.every((child) => !child.text)) return schemaError('Schema validation: <Dial> names nothing to dial');
+  for (const noun of verb.children) {
+    const method = noun.attributes.method;
+    if (method !== undefined && method !== 'GET' && method !== 'POST') return schemaError(`Schema validation: <${noun.name} method="${method}">`);
+    if (noun.name === 'Sip') {
+      const problem = sipProblem(noun.text);
+      if (problem) return schemaError(`Schema validation: <Sip> URI "${noun.text}": ${problem}`);
+    }
+  }
+  return null;
+}
+
+/** A `<Sip>` noun's URI as Twilio takes it: `sip:user@host[:port][;transport=udp|tcp|tls]`, under 255 characters. */
+function sipProblem(uri: string): string | null {
+  if (uri.length >= 255) return 'longer than 254 characters';
+  const match = /^sips?:([^@\s;]+)@([A-Za-z0-9.-]+)(?::(\d{1,5}))?((?:;[^;=\s]+=[^;\s]*)*)$/i.exec(uri);
+  if (!match) return 'not sip:user@host[:port][;params]';
+  if (match[3] !== undefined && (Number(match[3]) < 1 || Number(match[3]) > 65535)) return `port ${match[3]}`;
+  const transport = /;transport=([^;]*)/i.exec(match[4] ?? '')?.[1];
+  if (transport !== undefined && !SIP_TRANSPORTS.has(transport.toLowerCase())) return `transport ${transport}`;
   return null;
 }

@@ -61,6 +61,20 @@ describe('tools from other plugins (runtimeToolProviders)', () => {
     expect(model.requests.at(-1)!.body.tools.map((tool: any) => tool.function.name)).not.toContain('forecast');
   });
 
+  it('an intent with a contributed tool’s name yields to the tool where the tool is offered, and works where it is not', async () => {
+    const intent = { key: 'forecast', name: 'Forecast by phone', description: 'Ask the office', parameters: [] };
+    const offering = await activeAgent(kit.api, { name: 'Weather line' });
+    const plain = await activeAgent(kit.api, { name: 'Front office' });
+    for (const agent of [offering, plain]) await kit.api.post(`/api/v1/agents/${agent}/intents`).send(intent).expect(200);
+    const forecastsOffered = () => model.requests.at(-1)!.body.tools.filter((tool: any) => tool.function.name === 'forecast').map((tool: any) => tool.function.description);
+    model.reply({ content: 'Hi.' });
+    await kit.api.post(`/api/v1/agents/${offering}/chat`).send({ message: 'Hi' }).expect(200);
+    expect(forecastsOffered()).toEqual(['The forecast for a city']);
+    model.reply({ content: 'Hi.' });
+    await kit.api.post(`/api/v1/agents/${plain}/chat`).send({ message: 'Hi' }).expect(200);
+    expect(forecastsOffered()).toEqual(['Forecast by phone: Ask the office']);
+  });
+
   it('a provider whose deps were never handed over stops the boot, named', async () => {
     const orphan: RuntimeToolProvider = { id: 'orphan', deps: { bus: coreServices.bus }, tools: () => [] };
     // Added to the point directly, without contributeRuntimeTools: nobody hands its deps over.

@@ -59,6 +59,20 @@ describe('the filesystem storage driver', () => {
     await expect(storage.remove('never/was.txt')).resolves.toBeUndefined();
   });
 
+  it('moves a file and its type to a new key, in new folders, replacing what was there; a missing source is StoredFileNotFoundError', async () => {
+    await storage.put('incoming/u1.wav', Buffer.from('moved bytes'), { contentType: 'audio/wav' });
+    await storage.put('transcriptions/t1/u1.wav', Buffer.from('old'), { contentType: 'text/plain' });
+    await expect(storage.move('incoming/u1.wav', 'transcriptions/t1/u1.wav')).resolves.toEqual({ path: 'transcriptions/t1/u1.wav' });
+    const read = await storage.read('transcriptions/t1/u1.wav');
+    expect({ contentType: read.contentType, bytes: (await bytesOf(read.body)).toString() }).toEqual({ contentType: 'audio/wav', bytes: 'moved bytes' });
+    expect(fs.readdirSync(path.join(root, 'incoming'))).toEqual([]);
+    await expect(storage.read('incoming/u1.wav')).rejects.toBeInstanceOf(StoredFileNotFoundError);
+    await expect(storage.move('incoming/u1.wav', 'elsewhere/u1.wav')).rejects.toThrow(new StoredFileNotFoundError('no stored file "incoming/u1.wav"'));
+    await expect(storage.move('../x', 'a/b')).rejects.toBeInstanceOf(InvalidStorageKeyError);
+    await expect(storage.move('transcriptions/t1/u1.wav', '../x')).rejects.toBeInstanceOf(InvalidStorageKeyError);
+    expect(fs.readdirSync(parent)).toEqual(['files']);
+  });
+
   it('answers StoredFileNotFoundError for a missing file, under a missing folder, or where a key is only a folder', async () => {
     await storage.put('dir/inner.txt', Buffer.from('i'), { contentType: 'text/plain' });
     for (const key of ['nothing.wav', 'no/such/folder.wav', 'dir', 'dir/inner.txt/below']) {

@@ -103,6 +103,19 @@ describe('the S3 storage driver', () => {
     await expect(storage.read('never/there.wav')).rejects.toBeInstanceOf(StoredFileNotFoundError);
   });
 
+  it('moves an object inside the store (a copy, then the source deleted), its type kept; a missing source is StoredFileNotFoundError', async () => {
+    await storage.put('incoming/u 1.wav', Buffer.from('moved bytes'), { contentType: 'audio/wav' });
+    let moved: unknown;
+    const requests = await requestsOf(async () => (moved = await storage.move('incoming/u 1.wav', 'transcriptions/t1/u1.wav')));
+    expect(moved).toEqual({ path: 'switchboard/transcriptions/t1/u1.wav' });
+    expect(requests.map(described)).toEqual(['PUT /recordings/switchboard/transcriptions/t1/u1.wav', 'DELETE /recordings/switchboard/incoming/u%201.wav']);
+    expect(requests[0].headers['x-amz-copy-source']).toBe('recordings/switchboard/incoming/u%201.wav');
+    const read = await storage.read('transcriptions/t1/u1.wav');
+    expect({ contentType: read.contentType, bytes: (await bytesOf(read.body)).toString() }).toEqual({ contentType: 'audio/wav', bytes: 'moved bytes' });
+    await expect(storage.read('incoming/u 1.wav')).rejects.toBeInstanceOf(StoredFileNotFoundError);
+    await expect(storage.move('incoming/u 1.wav', 'elsewhere/u1.wav')).rejects.toThrow(new StoredFileNotFoundError('no stored file "incoming/u 1.wav"'));
+  });
+
   it('does not take a missing bucket for a missing file', async () => {
     const elsewhere = new S3FileStorage({ ...options, bucket: 'no-such-bucket' });
     try {
@@ -121,6 +134,8 @@ describe('the S3 storage driver', () => {
         await expect(storage.read(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
         await expect(storage.remove(key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
         await expect(storage.signedUrl(key, 60)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+        await expect(storage.move(key, 'a/b')).rejects.toBeInstanceOf(InvalidStorageKeyError);
+        await expect(storage.move('a/b', key)).rejects.toBeInstanceOf(InvalidStorageKeyError);
       }
     });
     expect(requests).toEqual([]);

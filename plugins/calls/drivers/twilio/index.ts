@@ -1,7 +1,7 @@
 import { TwilioCredentials, verifyTwilioSignature } from '../../../channels';
-import { defineTelephonyDriver, type CallEvent, type ProviderCallStatus } from '../../driver';
-import { CALL_NOT_IN_PROGRESS, TwilioCallError, getRecording, postCalls } from './rest';
-import { renderTwiml } from './twiml';
+import { TelephonySendError, defineTelephonyDriver, type CallDriverContext, type CallEvent, type ProviderCallStatus } from '../../driver';
+import { CALL_NOT_IN_PROGRESS, TwilioCallError, conferenceSid, getRecording, postCalls, postParticipant } from './rest';
+import { conferenceTwiml, renderTwiml } from './twiml';
 
 /** Twilio's `CallStatus` values, as the plugin names them. */
 const STATUSES: Record<string, ProviderCallStatus> = {
@@ -23,6 +23,32 @@ const number = (value: string | undefined): number | null => (value !== undefine
 /** `AnsweredBy` of answering machine detection: a greeting's start or end, or a fax, is a machine. */
 const answeredBy = (value: string | undefined): 'human' | 'machine' | 'unknown' =>
   value === 'human' ? 'human' : value && (value.startsWith('machine') || value === 'fax') ? 'machine' : 'unknown';
+
+const NOT_FOUND = 20404;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Sets `Muted` on the call's participant in `room`. The call joins the room a moment after
+ * the update that sent it there (Twilio fetches nothing, but runs the new TwiML
+ * asynchronously): the conference and the participant are looked for again for about
+ * four seconds before the mute is given up as failed.
+ */
+async function setMuted(context: CallDriverContext<TwilioCredentials>, externalId: string, room: string, muted: boolean, attempts = 12): Promise<boolean> {
+  for (let attempt = 0; attempt < attempts; attempt += 1) {
+    if (attempt > 0) await pause(Math.min(50 * 2 ** (attempt - 1), 800));
+    const sid = await conferenceSid(context, room);
+    if (!sid) continue;
+    try {
+      await postParticipant(context, sid, externalId, new URLSearchParams({ Muted: String(muted) }));
+      return true;
+    } catch (error) {
+      // Not a participant yet (still joining): look again.
+      if (error instanceof TwilioCallError && error.code === NOT_FOUND) continue;
+      throw error;
+    }
+  }
+  return false;
+}
 
 /**
  * Twilio Programmable Voice in speech mode: calls placed through the Calls REST API,
@@ -58,7 +84,26 @@ export const twilioVoiceDriver = defineTelephonyDriver({
     return { externalId: sid };
   },
   async perform(context, externalId, instructions) {
-    await postCalls(context, `/${encodeURIComponent(externalId)}`, new URLSearchParams({ Twiml: renderTwiml(instructions, context.callbackUrl('listen')) }));
+    await postCalls(context, `/${encodeURIComponent(externalId)}`, new URLSearchParams({ Twiml: renderTwiml(instructions, context.callbackUrl) }));
+  },
+  /**
+   * Mute through a conference leg: speech mode has no leg for the agent (its voice is the
+   * `<Say>` of the caller's own call), so muting moves the call into a conference of its own
+   * (`room`) and mutes its participant with the Participants resource (`Muted=true`): no
+   * `<Gather>` runs there, so the agent neither hears nor answers, and anyone joining the room
+   * by name does not hear the caller until unmuted. Unmuting sets `Muted=false` and sends the
+   * call back to `resume` (listening), which takes it out of the room and ends the room.
+   */
+  async mute(context, externalId, change) {
+    const call = `/${encodeURIComponent(externalId)}`;
+    if (change.muted) {
+      await postCalls(context, call, new URLSearchParams({ Twiml: conferenceTwiml(change.before ?? [], change.room) }));
+      if (!(await setMuted(context, externalId, change.room, true))) throw new TelephonySendError(`the call did not join its conference ${change.room} to be muted`, true);
+      return;
+    }
+    // A call already out of its room (a deadline's line, a forward) has nothing to unmute there.
+    await setMuted(context, externalId, change.room, false, 1);
+    await postCalls(context, call, new URLSearchParams({ Twiml: renderTwiml(change.resume, context.callbackUrl) }));
   },
   async hangup(context, externalId) {
     // `completed` ends a call in progress; Twilio takes it for a queued or ringing one as well and cancels it.
@@ -96,6 +141,6 @@ export const twilioVoiceDriver = defineTelephonyDriver({
     if (!body.CallSid || !body.From || !body.To) throw new Error('an incoming call without CallSid, From and To');
     return { externalId: body.CallSid, from: body.From, to: body.To };
   },
-  respond: (context, instructions) => ({ contentType: 'text/xml', body: renderTwiml(instructions, context.callbackUrl('listen')) }),
+  respond: (context, instructions) => ({ contentType: 'text/xml', body: renderTwiml(instructions, context.callbackUrl) }),
   fetchRecording: getRecording,
 });

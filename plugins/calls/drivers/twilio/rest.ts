@@ -3,15 +3,15 @@ import { twilioReason, type TwilioCredentials } from '../../../channels';
 import { TelephonySendError, type CallDriverContext } from '../../driver';
 
 /**
- * Twilio's Calls REST API (2010-04-01) as the voice driver uses it: create a Call, update
- * one (new TwiML, or `Status` to end it), all form-encoded with HTTP Basic (account SID
- * and auth token). Failures answer `{code, message, more_info, status}`.
+ * Twilio's Voice REST API (2010-04-01) as the voice driver uses it: create a Call, update
+ * one (new TwiML, or `Status` to end it), find a conference by name and update a
+ * participant (`Muted`), all form-encoded with HTTP Basic (account SID and auth token).
+ * Failures answer `{code, message, more_info, status}`.
  */
 
 const basicAuth = ({ account_sid, auth_token }: TwilioCredentials) => `Basic ${Buffer.from(`${account_sid}:${auth_token}`).toString('base64')}`;
 
-const callsUrl = (context: CallDriverContext<TwilioCredentials>) =>
-  `${context.apiBaseUrl}/2010-04-01/Accounts/${encodeURIComponent(context.connection.credentials.account_sid)}/Calls`;
+const accountUrl = (context: CallDriverContext<TwilioCredentials>) => `${context.apiBaseUrl}/2010-04-01/Accounts/${encodeURIComponent(context.connection.credentials.account_sid)}`;
 
 /** Twilio refused the request: its error `code` (21220: the call is not in progress), when its body gave one. */
 export class TwilioCallError extends TelephonySendError {
@@ -37,14 +37,36 @@ function codeOf(response: EgressResponse): number | null {
 }
 
 /** POSTs a form to the account's Calls resource (`''`) or one call (`/{sid}`); answers the resource JSON. */
-export async function postCalls(context: CallDriverContext<TwilioCredentials>, path: string, form: URLSearchParams): Promise<Record<string, unknown>> {
+export function postCalls(context: CallDriverContext<TwilioCredentials>, path: string, form: URLSearchParams): Promise<Record<string, unknown>> {
+  return twilioApi(context, 'POST', `/Calls${path}.json`, form);
+}
+
+/** The SID of the account's conference named `room` that is in progress, or null. */
+export async function conferenceSid(context: CallDriverContext<TwilioCredentials>, room: string): Promise<string | null> {
+  const query = new URLSearchParams({ FriendlyName: room, Status: 'in-progress' });
+  const page = await twilioApi(context, 'GET', `/Conferences.json?${query}`);
+  const found = Array.isArray(page.conferences) ? (page.conferences as Array<{ sid?: unknown }>).find((conference) => typeof conference.sid === 'string') : undefined;
+  return (found?.sid as string | undefined) ?? null;
+}
+
+/** Updates one participant of a conference (the call's leg in it). */
+export function postParticipant(context: CallDriverContext<TwilioCredentials>, conference: string, callSid: string, form: URLSearchParams): Promise<Record<string, unknown>> {
+  return twilioApi(context, 'POST', `/Conferences/${encodeURIComponent(conference)}/Participants/${encodeURIComponent(callSid)}.json`, form);
+}
+
+/** One request to a resource of the account (`path` from `/Calls...`, `/Conferences...`); answers the resource JSON. */
+async function twilioApi(context: CallDriverContext<TwilioCredentials>, method: 'GET' | 'POST', path: string, form?: URLSearchParams): Promise<Record<string, unknown>> {
   let response: EgressResponse;
   try {
     // No retries here: a repeated create places a second call; the plugin decides.
-    response = await context.egress.request(`${callsUrl(context)}${path}.json`, {
-      method: 'POST',
-      headers: { authorization: basicAuth(context.connection.credentials), 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: form.toString(),
+    response = await context.egress.request(`${accountUrl(context)}${path}`, {
+      method,
+      headers: {
+        authorization: basicAuth(context.connection.credentials),
+        accept: 'application/json',
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      ...(form ? { body: form.toString() } : {}),
     });
   } catch (error) {
     if (error instanceof EgressNetworkError || error instanceof EgressTimeoutError) throw new TelephonySendError(`Twilio could not be reached: ${error.message}`, true);

@@ -1,4 +1,4 @@
-import type { CallInstruction } from '../../driver';
+import type { CallInstruction, CallbackKind, ServedKind } from '../../driver';
 
 /**
  * Instructions as TwiML. Lines said before a `listen` go inside its `<Gather>`, so the
@@ -6,8 +6,15 @@ import type { CallInstruction } from '../../driver';
  * not wait for an agent to finish before they answer. The Gather reports silence to
  * the same action (`actionOnEmptyResult`), so the plugin, not Twilio, decides what a
  * silence means.
+ *
+ * A transfer is a `<Dial>` with no `action`: once the parties hang up the call is over
+ * (the agent has left it). `cold` dials the destination bare; `warm` gives the `<Number>`
+ * (or `<Sip>`) noun a `url`, which Twilio fetches on the callee's leg once they answer and
+ * plays to them alone before bridging the caller (Twilio's documented whisper): our
+ * `announce` URL answers a `<Say>` of the announcement.
  */
-export function renderTwiml(instructions: readonly CallInstruction[], listenUrl: string): string {
+export function renderTwiml(instructions: readonly CallInstruction[], callbackUrl: (kind: CallbackKind | ServedKind) => string): string {
+  const listenUrl = callbackUrl('listen');
   const verbs: string[] = [];
   let pendingSays: string[] = [];
   const flushSays = () => {
@@ -26,10 +33,12 @@ export function renderTwiml(instructions: readonly CallInstruction[], listenUrl:
         );
         pendingSays = [];
         break;
-      case 'transfer':
+      case 'transfer': {
         flushSays();
-        verbs.push(`<Dial>${dialTarget(instruction.destination)}</Dial>`);
+        const whisper = instruction.mode === 'warm' && instruction.announcement?.text.trim() ? announceUrl(callbackUrl('announce'), instruction.announcement.text) : null;
+        verbs.push(`<Dial>${dialTarget(instruction.destination, whisper)}</Dial>`);
         break;
+      }
       case 'hangup':
         flushSays();
         verbs.push('<Hangup/>');
@@ -37,7 +46,26 @@ export function renderTwiml(instructions: readonly CallInstruction[], listenUrl:
     }
   }
   flushSays();
-  return `<?xml version="1.0" encoding="UTF-8"?><Response>${verbs.join('')}</Response>`;
+  return document(verbs);
+}
+
+const document = (verbs: string[]) => `<?xml version="1.0" encoding="UTF-8"?><Response>${verbs.join('')}</Response>`;
+
+/**
+ * The call alone in a conference named `room`, after the lines of `before`: how the driver
+ * mutes a call (its participant is then muted through the Participants resource). No beep,
+ * the conference starts as the call enters and ends as it leaves (a live update taking it
+ * out ends the room: Twilio removes a participant whose call gets new TwiML).
+ */
+export function conferenceTwiml(before: readonly CallInstruction[], room: string): string {
+  const verbs = before.flatMap((instruction) => (instruction.type === 'say' ? [say(instruction)] : []));
+  verbs.push(`<Dial><Conference beep="false" startConferenceOnEnter="true" endConferenceOnExit="true">${xml(room)}</Conference></Dial>`);
+  return document(verbs);
+}
+
+/** The announce URL with the text in its query (covered by Twilio's signature of the request it makes to it). */
+function announceUrl(base: string, text: string): string {
+  return `${base}${base.includes('?') ? '&' : '?'}text=${encodeURIComponent(text.slice(0, 1000))}`;
 }
 
 function say(instruction: Extract<CallInstruction, { type: 'say' }>): string {
@@ -45,9 +73,11 @@ function say(instruction: Extract<CallInstruction, { type: 'say' }>): string {
   return `<Say${voice} language="${xml(instruction.language)}">${xml(instruction.text)}</Say>`;
 }
 
-/** A SIP address dials as `<Sip>`; a number (or anything Twilio can dial) as `<Number>`. */
-function dialTarget(destination: string): string {
-  return /^sips?:/i.test(destination) ? `<Sip>${xml(destination)}</Sip>` : `<Number>${xml(destination)}</Number>`;
+/** A SIP address dials as `<Sip>`; a number (or anything Twilio can dial) as `<Number>`; `whisper`: the noun's `url`. */
+function dialTarget(destination: string, whisper: string | null): string {
+  const noun = /^sips?:/i.test(destination) ? 'Sip' : 'Number';
+  const attributes = whisper ? ` url="${xml(whisper)}" method="POST"` : '';
+  return `<${noun}${attributes}>${xml(destination)}</${noun}>`;
 }
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };

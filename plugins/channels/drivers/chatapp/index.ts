@@ -1,6 +1,7 @@
 import { Type, type Static } from '../../../../core';
 import { ChannelSendError, defineChannelDriver, type DriverContext } from '../../driver';
 import { answerHubChallenge, graphCheckNode, graphPost, verifyHubSignature } from './graph';
+import { fetchWhatsAppMedia } from './media';
 import { parseWhatsAppWebhook } from './parse-webhook';
 
 const secret = (description: string) => Type.String({ minLength: 1, description });
@@ -93,6 +94,8 @@ export const chatappDriver = defineChannelDriver({
       typing_indicator: { type: 'text' },
     });
   },
+
+  fetchMedia: fetchWhatsAppMedia,
 
   test: (values, context) => graphCheckNode(values, context, values.phone_number_id, 'id,display_phone_number,verified_name'),
 });

@@ -1,6 +1,7 @@
 import { Type, type Static } from '../../../../core';
 import { ChannelSendError, defineChannelDriver, type DriverContext } from '../../driver';
 import { answerHubChallenge, graphCheckNode, graphPost, verifyHubSignature } from '../chatapp/graph';
+import { fetchGraphAttachment } from './media';
 import { parseMessagingWebhook } from './parse-webhook';
 
 const secret = (description: string) => Type.String({ minLength: 1, description });
@@ -55,6 +56,8 @@ export const socialDriver = defineChannelDriver({
   async typing(context, to) {
     await graphPost(context, messagesPath(context), { recipient: { id: to }, sender_action: 'typing_on' });
   },
+
+  fetchMedia: fetchGraphAttachment,
 
   test: (values, context) => graphCheckNode(values, context, values.page_id, 'id,name'),
 });

@@ -1,6 +1,7 @@
 import { defineChannelDriver } from '../../driver';
 import { TelegramCredentials } from './credentials';
 import { parseTelegramUpdate, verifyTelegramSecret } from './inbound';
+import { fetchTelegramFile } from './media';
 import { registerTelegramWebhook, sendTelegramMessage, sendTelegramTyping, testTelegramToken } from './outbound';
 
 /**
@@ -22,5 +23,6 @@ export const telegramDriver = defineChannelDriver({
   send: sendTelegramMessage,
   typing: sendTelegramTyping,
   registerWebhook: registerTelegramWebhook,
+  fetchMedia: fetchTelegramFile,
   test: testTelegramToken,
 });

@@ -1,6 +1,7 @@
 import { defineChannelDriver } from '../../driver';
 import { TwilioCredentials } from './credentials';
 import { parseTwilioWebhook } from './inbound';
+import { fetchTwilioMedia } from './media';
 import { sendTwilioMessage, testTwilioCredentials } from './outbound';
 import { verifyTwilioSignature } from './signature';
 
@@ -22,5 +23,6 @@ export const twilioDriver = defineChannelDriver({
   // Empty TwiML: Twilio sends nothing itself, the agent's reply goes out through the API.
   acknowledge: { contentType: 'text/xml', body: '<?xml version="1.0" encoding="UTF-8"?><Response></Response>' },
   send: sendTwilioMessage,
+  fetchMedia: fetchTwilioMedia,
   test: testTwilioCredentials,
 });

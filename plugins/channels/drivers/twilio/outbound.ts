@@ -9,7 +9,7 @@ import type { TwilioCredentials } from './credentials';
  * `{code, message, more_info, status}`.
  */
 
-const basicAuth = (credentials: TwilioCredentials) => `Basic ${Buffer.from(`${credentials.account_sid}:${credentials.auth_token}`).toString('base64')}`;
+export const basicAuth = (credentials: TwilioCredentials) => `Basic ${Buffer.from(`${credentials.account_sid}:${credentials.auth_token}`).toString('base64')}`;
 
 const accountUrl = (apiBaseUrl: string, accountSid: string) => `${apiBaseUrl}/2010-04-01/Accounts/${encodeURIComponent(accountSid)}`;
 

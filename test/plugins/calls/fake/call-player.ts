@@ -1,8 +1,8 @@
 import { newSid } from '../../channels/drivers/twilio/twilio-server';
-import { parseTwiml, type TwilioVoiceError, type TwimlVerb } from '../twiml';
+import { WHISPER_VERBS, parseTwiml, type TwilioVoiceError, type TwimlVerb } from '../twiml';
 import { CallRuntime, Interrupted, callParams, isLive, queueCallback, rfc2822, twilioRequest, type NextDocument } from './call-runtime';
 import { playConference } from './conference-player';
-import type { CallStatus, DialCallStatus, GatherTurn, VoiceCall, VoiceFetch, VoiceState } from './voice-types';
+import type { CallStatus, DialAttempt, DialCallStatus, GatherTurn, VoiceCall, VoiceFetch, VoiceState } from './voice-types';
 
 /** The call's TwiML could not be fetched or run: Twilio's error, the call ends. */
 export class CallFailure extends Error {
@@ -327,14 +327,17 @@ export class CallPlayer {
   }
 
   private async dialNumber(call: VoiceCall, verb: TwimlVerb, documentUrl: string | null, token: number): Promise<VerbOutcome> {
-    const number = verb.children[0]?.text || verb.text;
-    const attempt = { number, conference: null, conferenceSid: null, attributes: verb.attributes, muted: false, status: null as DialCallStatus | null };
+    const noun = verb.children[0];
+    const number = noun?.text || verb.text;
+    const attempt: DialAttempt = { number, noun: noun?.name === 'Sip' ? 'Sip' : 'Number', conference: null, conferenceSid: null, attributes: verb.attributes, muted: false, status: null, whisper: null };
     call.dials.push(attempt);
     const script = this.state.scripts.get(number) ?? {};
     const answer = script.answer ?? 'human';
     let talkMs = 0;
     if (answer === 'no-answer') await this.wait(call, (Number(verb.attributes.timeout ?? 30) || 30) * 1000, token);
     else await this.wait(call, (script.ringSeconds ?? 2) * 1000, token);
+    const childSid = newSid('CA');
+    if ((answer === 'human' || answer === 'machine') && noun?.attributes.url) await this.whisper(call, attempt, noun, childSid, documentUrl, token);
     if (answer === 'human' || answer === 'machine') {
       call.transferredTo = number;
       // The two parties talk: the dialled script's steps, as time.
@@ -348,8 +351,46 @@ export class CallPlayer {
       url: this.resolve(verb.attributes.action, documentUrl),
       method: verb.attributes.method ?? 'POST',
       purpose: 'dial-action',
-      params: { DialCallStatus: attempt.status, DialCallSid: newSid('CA'), DialCallDuration: String(Math.ceil(talkMs / 1000)), DialBridged: String(attempt.status === 'completed') },
+      params: { DialCallStatus: attempt.status, DialCallSid: childSid, DialCallDuration: String(Math.ceil(talkMs / 1000)), DialBridged: String(attempt.status === 'completed') },
     };
+  }
+
+  /**
+   * The noun's `url` on the callee's leg, as Twilio documents it for `<Number>` and `<Sip>`:
+   * requested (signed, `method`, default POST) with the child call's parameters once the callee
+   * answered, its document played to the callee alone before the two parties are bridged. The
+   * fake plays `<Say>`, `<Play>` and `<Pause>` there; a failure to fetch or parse it fails the call.
+   */
+  private async whisper(call: VoiceCall, attempt: DialAttempt, noun: TwimlVerb, childSid: string, documentUrl: string | null, token: number): Promise<void> {
+    const url = this.resolve(noun.attributes.url, documentUrl);
+    const method = (noun.attributes.method ?? 'POST').toUpperCase();
+    const params = {
+      AccountSid: call.accountSid,
+      ApiVersion: '2010-04-01',
+      CallSid: childSid,
+      ParentCallSid: call.sid,
+      CallStatus: 'in-progress',
+      Direction: 'outbound-dial',
+      From: call.from,
+      To: attempt.number ?? '',
+      Called: attempt.number ?? '',
+      Caller: call.from,
+    };
+    const answer = await twilioRequest(url, method, params, this.authToken(call));
+    this.state.fetches.push({ callSid: childSid, purpose: 'whisper', method, url, params, ...answer });
+    this.check(call, token);
+    if (answer.status !== 200) throw new CallFailure({ code: 11200, message: `HTTP retrieval failure: ${answer.status ?? answer.error} from ${url} (the <${noun.name} url>)` });
+    const type = (answer.contentType ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'text/xml' && type !== 'application/xml') throw new CallFailure({ code: 12300, message: `Invalid Content-Type "${answer.contentType}" from ${url}` });
+    const parsed = parseTwiml(answer.body);
+    if (!parsed.ok) throw new CallFailure(parsed.error);
+    const played = parsed.verbs.find((verb) => !WHISPER_VERBS.has(verb.name));
+    if (played) throw new CallFailure({ code: 12200, message: `<${played.name}> in a <${noun.name} url> document is not played by the Twilio voice fake` });
+    attempt.whisper = { url, method, callSid: childSid, said: [] };
+    for (const verb of parsed.verbs) {
+      if (verb.name === 'Say') attempt.whisper.said.push({ text: verb.text, voice: verb.attributes.voice ?? null, language: verb.attributes.language ?? null, inGather: false });
+      await this.wait(call, verb.name === 'Say' ? speechMs(verb.text) : verb.name === 'Pause' ? Number(verb.attributes.length ?? 1) * 1000 : 1000, token);
+    }
   }
 
   /** A live update (Twiml or Url) of an in-progress call: what runs is cut, `next` runs. */

@@ -89,7 +89,7 @@ export async function playConference(player: CallPlayer, call: VoiceCall, verb: 
     player.state.conferences.push(conference);
   }
   const muted = noun.attributes.muted === 'true';
-  call.dials.push({ number: null, conference: name, conferenceSid: conference.sid, attributes: { ...verb.attributes, ...noun.attributes }, muted, status: null });
+  call.dials.push({ number: null, noun: 'Conference', whisper: null, conference: name, conferenceSid: conference.sid, attributes: { ...verb.attributes, ...noun.attributes }, muted, status: null });
   const participant: ConferenceParticipant = { callSid: call.sid, muted, hold: false, status: 'connected', attributes: noun.attributes };
   conference.participants.push(participant);
   if (conference.status === 'init' && noun.attributes.startConferenceOnEnter !== 'false') {

@@ -89,6 +89,11 @@ function participantResource(conference: VoiceConference, callSid: string): Reco
   };
 }
 
+/** The parameters Twilio documents for a Participant update; anything else is refused, so a test sees what we send. */
+const PARTICIPANT_UPDATE = new Set([
+  'Muted', 'Hold', 'HoldUrl', 'HoldMethod', 'AnnounceUrl', 'AnnounceMethod', 'WaitUrl', 'WaitMethod', 'BeepOnExit', 'EndConferenceOnExit', 'Coaching', 'CallSidToCoach',
+]);
+
 const events = (form: URLSearchParams) => form.getAll('StatusCallbackEvent').flatMap((value) => value.split(/[\s,]+/)).filter(Boolean);
 
 /** A `Name.json` path segment's name. */
@@ -224,6 +229,9 @@ export function voiceRoutes(player: CallPlayer): VendorRoutes<VoiceState> {
     if (!conference || !current || !callSid) return notFound(request);
     if (update) {
       const form = new URLSearchParams(request.body);
+      const unknown = [...form.keys()].find((key) => !PARTICIPANT_UPDATE.has(key));
+      if (unknown) return twilioError(400, 20001, `Invalid parameter ${unknown} for a Participant update`);
+      if (!form.has('Muted') && !form.has('Hold') && !form.has('AnnounceUrl')) return twilioError(400, 20001, 'Nothing to update: Muted, Hold or AnnounceUrl is required');
       const muted = form.get('Muted');
       if (muted !== null) {
         if (muted !== 'true' && muted !== 'false') return twilioError(400, 20001, `Muted must be true or false, not ${muted}`);

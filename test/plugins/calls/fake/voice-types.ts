@@ -32,8 +32,8 @@ export type DialCallStatus = 'completed' | 'answered' | 'busy' | 'no-answer' | '
 /** A request the fake made to our application, and how it answered. */
 export interface VoiceFetch {
   callSid: string;
-  /** `url`: the call's Url; `voice-url`: an inbound call; `action`: a Gather's; `dial-action`; `redirect`; `update`: a live update's Url. */
-  purpose: 'url' | 'voice-url' | 'action' | 'dial-action' | 'redirect' | 'update';
+  /** `url`: the call's Url; `voice-url`: an inbound call; `action`: a Gather's; `dial-action`; `redirect`; `update`: a live update's Url; `whisper`: a `<Number url>`/`<Sip url>` on the callee's leg. */
+  purpose: 'url' | 'voice-url' | 'action' | 'dial-action' | 'redirect' | 'update' | 'whisper';
   method: string;
   url: string;
   params: Record<string, string>;
@@ -76,13 +76,18 @@ export interface GatherTurn {
 }
 
 export interface DialAttempt {
+  /** The number dialled, or the `<Sip>` URI. */
   number: string | null;
+  /** The noun dialled (a bare number is `Number`). */
+  noun: 'Number' | 'Sip' | 'Conference';
   conference: string | null;
   conferenceSid: string | null;
   attributes: Record<string, string>;
   /** `<Conference muted>` when joining. */
   muted: boolean;
   status: DialCallStatus | null;
+  /** The noun's `url` document, played to the callee alone once they answered, before the bridge: what it said. */
+  whisper: { url: string; method: string; callSid: string; said: SaidLine[] } | null;
 }
 
 export interface VoiceCall {
