@@ -22,7 +22,11 @@ interface Written {
   version: Date;
 }
 
-const TOPICS = [APPOINTMENT_TOPICS.booked, APPOINTMENT_TOPICS.rescheduled, APPOINTMENT_TOPICS.cancelled];
+const TOPICS = [APPOINTMENT_TOPICS.booked, APPOINTMENT_TOPICS.rescheduled, APPOINTMENT_TOPICS.cancelled, APPOINTMENT_TOPICS.requestCreated];
+
+/** A booking waiting for approval that the agent's `approval.notify_calendar_owner: always` asks to show the calendar's owner. */
+const shownWhilePending = (topic: string, payload: AppointmentEvent) =>
+  topic === APPOINTMENT_TOPICS.requestCreated && payload.request?.kind === 'create' && payload.notify?.calendar_owner === 'always' && payload.appointment.status === 'pending_approval';
 /** The longest wait between two tries of one change. */
 const MAX_RETRY_MS = 3_600_000;
 
@@ -45,9 +49,13 @@ function idOf(output: unknown): string {
  * - An appointment with an event is updated in the calendar the event is in, or
  *   deleted from it once cancelled (an event deleted by hand meanwhile is no error).
  * - A cancellation before any event was made is recorded, so a late booking message makes none.
+ * - A booking waiting for approval is shown when the agent's `notify_calendar_owner` is
+ *   `always` (titled as pending); its approval updates that event, its rejection deletes it.
  */
 async function writeToCalendar(actions: FlowActions, logger: Logger, em: EntityManager, topic: string, payload: AppointmentEvent): Promise<Written | null> {
   const { appointment, schedule } = payload;
+  // Of requests, only a pending booking to be shown: a reschedule or cancellation request changes nothing until approved.
+  if (topic === APPOINTMENT_TOPICS.requestCreated && !shownWhilePending(topic, payload)) return null;
   const version = new Date(appointment.updated_at);
   const row = await em.findOne(AppointmentCalendarEvent, { appointmentUuid: appointment.uuid });
   if (row && row.version >= version) return null;
@@ -69,8 +77,8 @@ async function writeToCalendar(actions: FlowActions, logger: Logger, em: EntityM
     await actions.run(app.uid, 'update_event', row.connectionUuid, app.updateInput(row.calendarId, row.eventId, event));
     return { ...kept, startsAt: event.start, endsAt: event.end };
   }
-  // Deleted already, or waiting for approval (in the calendar once confirmed).
-  if (row || (!cancelled && appointment.status !== 'confirmed')) return null;
+  // Deleted already, or waiting for approval (in the calendar once confirmed, or now when the owner is to see it).
+  if (row || (!cancelled && appointment.status !== 'confirmed' && !shownWhilePending(topic, payload))) return null;
 
   const connectionUuid = schedule.calendar_connection_uuid!;
   const connection = await actions.connection(connectionUuid);
@@ -86,7 +94,7 @@ async function writeToCalendar(actions: FlowActions, logger: Logger, em: EntityM
   const created = await actions.run(app.uid, 'create_event', connectionUuid, app.createInput(calendarId, event), { idempotencyKey: `appointment:${appointment.uuid}` });
   const eventId = idOf(created);
   // Not a booking: an earlier try may have made the event at an earlier time, which the create answered as it is.
-  if (topic !== APPOINTMENT_TOPICS.booked) await actions.run(app.uid, 'update_event', connectionUuid, app.updateInput(calendarId, eventId, event));
+  if (topic !== APPOINTMENT_TOPICS.booked && topic !== APPOINTMENT_TOPICS.requestCreated) await actions.run(app.uid, 'update_event', connectionUuid, app.updateInput(calendarId, eventId, event));
   return { ...base, eventId, state: 'synced' };
 }
 

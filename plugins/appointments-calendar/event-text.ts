@@ -19,7 +19,8 @@ export function calendarEventOf(event: AppointmentEvent): CalendarEventInput {
     start: new Date(appointment.starts_at),
     end: new Date(appointment.ends_at),
     timezone: schedule.timezone,
-    summary: schedule.name,
+    // A booking waiting for approval is in the calendar only when its owner is to see it: marked, so it is not taken for a confirmed one.
+    summary: appointment.status === 'pending_approval' ? `${schedule.name} (pending approval)` : schedule.name,
     description,
   };
 }

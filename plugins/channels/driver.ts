@@ -37,7 +37,7 @@ export interface ChannelConnectionValue<C = Record<string, unknown>> {
 }
 
 /** What a provider's webhook tells: a customer's message, or what became of one of ours. */
-export type InboundEvent = InboundMessage | DeliveryReceipt | WatermarkReceipt;
+export type InboundEvent = InboundMessage | DeliveryReceipt | WatermarkReceipt | TemplateStatusUpdate;
 
 export interface InboundMessage {
   kind: 'message';
@@ -81,6 +81,23 @@ export interface WatermarkReceipt {
   to: string;
   watermark: Date;
   status: 'delivered' | 'read';
+}
+
+/**
+ * The platform changed the review status of one of the business account's message
+ * templates (the WhatsApp Cloud API's `message_template_status_update`): the channels
+ * plugin updates the stored template with that platform id, if it has one.
+ */
+export interface TemplateStatusUpdate {
+  kind: 'template_status';
+  /** The business account the template belongs to (the webhook entry's id). */
+  businessAccountId: string;
+  /** The platform's id of the template. */
+  templateId: string;
+  /** The new status, upper case: `APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`, ... */
+  status: string;
+  /** The platform's reason (a rejection's), null when it gave none. */
+  reason: string | null;
 }
 
 /** What `send` and `typing` are given. */

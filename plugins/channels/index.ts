@@ -20,6 +20,7 @@ import { runInboundAudio } from './inbound/inbound-audio';
 import { scheduleInboundRetention } from './inbound/inbound-retention';
 import { Migration0001Channels } from './migrations/0001-channels';
 import { Migration0002ChatappTemplates } from './migrations/0002-chatapp-templates';
+import { Migration0003TemplateStatusReason } from './migrations/0003-template-status-reason';
 import { channelSendingRef } from './outreach';
 import { channelConnectionsRef, createChannelConnections } from './connections/connection-opener';
 import { templateRoutes } from './templates/template-routes';
@@ -60,6 +61,7 @@ export default definePlugin({
   migrations: [
     { name: '0001-channels', class: Migration0001Channels },
     { name: '0002-chatapp-templates', class: Migration0002ChatappTemplates },
+    { name: '0003-template-status-reason', class: Migration0003TemplateStatusReason },
   ],
   config: channelsConfig,
   provides: [channelDrivers, inboundAudioTranscriber],

@@ -80,7 +80,7 @@ export default definePlugin({
     const runtime = { http, bus, egress, logger, secrets, agents, contacts, executors, executorDeps };
     // Static paths first (`/tasks`), then the campaign area's.
     registerTasks(runtime, scheduler);
-    registerCampaigns({ http, bus, logger, secrets, agents, contacts, tasks: scheduler, taskTypes: new Set(executors.map((executor) => executor.type)) });
+    registerCampaigns({ http, bus, logger, secrets, agents, contacts, tasks: scheduler, taskTypes: new Set(executors.map((executor) => executor.type)), executors, executorDeps });
     forgetDeletedContacts(bus);
   },
 });

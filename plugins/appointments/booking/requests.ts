@@ -18,6 +18,8 @@ export interface NewRequest {
   reason: string | null;
   /** The agent's `expected_response_time`, in minutes. */
   expectedMinutes: number;
+  /** The agent's `notify_calendar_owner` and `notify_admins`, passed on in the event. */
+  notify: { calendar_owner: string; admins: string };
 }
 
 /** Records what the agent asked for and announces it (`appointment_request_created`). */
@@ -34,7 +36,7 @@ export async function createRequest(em: EntityManager, bus: BusService, schedule
     expectedResponseBy: new Date(Date.now() + input.expectedMinutes * MINUTE),
   });
   await em.flush();
-  await announce(bus, APPOINTMENT_TOPICS.requestCreated, schedule, input.appointment, request);
+  await announce(bus, APPOINTMENT_TOPICS.requestCreated, schedule, input.appointment, request, input.notify);
   return request;
 }
 

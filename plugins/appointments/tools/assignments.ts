@@ -97,3 +97,6 @@ export function needsApproval(rules: ScheduleAssignment, kind: 'create' | 'resch
   // `approval_threshold`: a change this close to the appointment always waits for a person.
   return flag || startsAt.getTime() - now.getTime() < minutesOf(approval.approval_threshold) * MINUTE;
 }
+
+/** What the agent's approval settings say about telling people of a request. */
+export const notifyOf = (rules: ScheduleAssignment) => ({ calendar_owner: rules.approval.notify_calendar_owner, admins: rules.approval.notify_admins });

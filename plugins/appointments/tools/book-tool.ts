@@ -7,7 +7,7 @@ import { createRequest } from '../booking/requests';
 import { SlotUnavailableError } from '../booking/slot-unavailable';
 import { AvailabilityType } from '../entities';
 import { APPOINTMENT_TOPICS, announce } from '../topics';
-import { bookingLimits, minutesOf, needsApproval, questionsOf, type AgentBooking, type Assigned } from './assignments';
+import { bookingLimits, minutesOf, needsApproval, notifyOf, questionsOf, type AgentBooking, type Assigned } from './assignments';
 import { typeIn } from './find-slots';
 import { appointmentForModel, instantArg, slotForModel } from './tool-values';
 
@@ -114,6 +114,7 @@ export function bookTool(orm: { fork(): EntityManager }, bus: BusService, calend
               endsAt: appointment.endsAt,
               reason: null,
               expectedMinutes: minutesOf(expected),
+              notify: notifyOf(assigned.rules),
             });
             return { booked: false, pending_approval: true, request_uuid: request.uuid, ...appointmentForModel(appointment, zone), expected_response_time: expected };
           }

@@ -8,7 +8,7 @@ import { SlotUnavailableError } from '../booking/slot-unavailable';
 import { Appointment } from '../entities';
 import { localDateOf, localDateTimeOf } from '../slots';
 import { APPOINTMENT_TOPICS, announce } from '../topics';
-import { bookingLimits, minutesOf, needsApproval, type AgentBooking, type Assigned } from './assignments';
+import { bookingLimits, minutesOf, needsApproval, notifyOf, type AgentBooking, type Assigned } from './assignments';
 import { appointmentForModel, instantArg, localIso, slotForModel } from './tool-values';
 
 const MINUTE = 60_000;
@@ -100,6 +100,7 @@ export function rescheduleTool(orm: { fork(): EntityManager }, bus: BusService, 
               endsAt: new Date(startsAt.getTime() + (appointment.endsAt.getTime() - appointment.startsAt.getTime())),
               reason: null,
               expectedMinutes: minutesOf(assigned.rules.approval.expected_response_time),
+              notify: notifyOf(assigned.rules),
             });
             return { rescheduled: false, pending_approval: true, request_uuid: request.uuid, expected_response_time: assigned.rules.approval.expected_response_time };
           }
@@ -155,6 +156,7 @@ export function cancelTool(orm: { fork(): EntityManager }, bus: BusService, book
             endsAt: null,
             reason: reason || null,
             expectedMinutes: minutesOf(assigned.rules.approval.expected_response_time),
+            notify: notifyOf(assigned.rules),
           });
           return { cancelled: false, pending_approval: true, request_uuid: request.uuid, expected_response_time: assigned.rules.approval.expected_response_time };
         }

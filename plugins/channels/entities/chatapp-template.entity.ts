@@ -37,6 +37,10 @@ export class ChatappTemplate extends TenantScopedEntity {
   @Property({ type: 'text' })
   status!: string;
 
+  /** The platform's reason for its last status change (a rejection's), from its status webhook; null when it gave none. */
+  @Property({ type: 'text', nullable: true })
+  statusReason: (string & Opt) | null = null;
+
   /** The components as the platform describes them (`[{type: 'BODY', text: 'Hi {{1}}'}]`). */
   @Property({ type: 'json' })
   components: unknown[] & Opt = [];

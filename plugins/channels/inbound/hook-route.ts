@@ -24,6 +24,7 @@ import type { ChannelConnectionValue, ChannelDriver, InboundEvent, InboundReques
 import type { AudioTranscription } from './audio-transcriber';
 import { audioOf, needsTranscription } from './inbound-audio';
 import { CHANNEL_TOPICS, type ChannelAddress, type InboundPayload, type ReceiptPayload } from '../topics';
+import { applyTemplateStatus } from '../templates/template-store';
 import { inboundRequest, publicOrigin } from './inbound-request';
 
 export interface HookRouteDeps {
@@ -68,14 +69,19 @@ function verified(driver: ChannelDriver, request: InboundRequest, connection: Ch
  * queued for its turn, a provider's retry of one found and only acknowledged; each
  * receipt queued for the message it names. A message with a voice note goes to the audio
  * step first (`channels.audio`: fetched and transcribed) when the driver can fetch it and
- * a transcriber is installed.
+ * a transcriber is installed. A template's status change (the chatapp's
+ * `message_template_status_update`) is written to the stored template, if there is one.
  */
 async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAddress, tenantUuid: string, events: InboundEvent[], canFetch: boolean): Promise<number> {
   const messages = events.filter((event) => event.kind === 'message');
   const receipts = events.filter((event) => event.kind === 'receipt');
-  if (messages.length === 0 && receipts.length === 0) return 0;
+  const templateStatuses = events.filter((event) => event.kind === 'template_status');
+  if (messages.length === 0 && receipts.length === 0 && templateStatuses.length === 0) return 0;
   return em.transactional(async (tx) => {
     let fresh = 0;
+    for (const update of templateStatuses) {
+      await applyTemplateStatus(tx, tenantUuid, { wabaId: update.businessAccountId, templateId: update.templateId, status: update.status, reason: update.reason });
+    }
     for (const message of messages) {
       const [inserted] = await boundQuery(
         tx,
@@ -118,7 +124,8 @@ const DESCRIPTION =
   'Where a provider delivers an agent channel’s messages and delivery receipts (give it this URL with the channel’s uuid). No bearer: the request must carry the provider’s ' +
   'own signature (`X-Twilio-Signature`, `X-Hub-Signature-256`, `X-Telegram-Bot-Api-Secret-Token`, as the connection’s driver checks it), else 401 and nothing is recorded. ' +
   'The body is JSON or form fields, as the provider sends it. Each message is recorded once by its provider id (a retry is acknowledged and ignored) and answered by the ' +
-  'agent on the bus; the request is acknowledged at once, in the form the provider expects. A channel that is unknown, inactive, without a connection or whose ' +
+  'agent on the bus; the request is acknowledged at once, in the form the provider expects. On a chatapp channel, the platform’s `message_template_status_update` ' +
+  'events update the status (and reason) of the stored template with that platform id; unknown ids are ignored. A channel that is unknown, inactive, without a connection or whose ' +
   'connection’s driver cannot carry it answers 404.';
 
 /** `POST|GET /hooks/channels/{channel_uuid}`: the providers' webhooks. */

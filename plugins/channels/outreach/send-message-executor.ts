@@ -5,8 +5,9 @@ import type { TaskExecutionContext, TaskExecutor } from '../../outreach';
 import { findConnection, openConnection } from '../connections/connection-store';
 import { ChannelSendError, type ChannelDriver, type DriverContext } from '../driver';
 import { ChatappTemplate } from '../entities';
-import { variableErrors, sendComponents } from '../templates/template-parameters';
+import { templateFillErrors, templateSendComponents, type TemplateFill } from '../templates/template-message';
 import { conversationChannel, queueReply } from '../turns/inbound-turns';
+import { claimThread, threadOf } from '../turns/threads';
 import type { ChannelAddress } from '../topics';
 import { channelSendingRef, type SendMessageDeps } from './send-message-deps';
 import { insideServiceWindow, SERVICE_WINDOW_HOURS } from './service-window';
@@ -17,11 +18,14 @@ const MAX_TEXT = 4096;
 const TEMPLATE = 'chatapp_template';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** What a template task fills: its placeholders' `variables`, its `header` value and its `buttons`. */
+const fillOf = (taskData: Record<string, unknown>): TemplateFill => ({ variables: taskData.variables, header: taskData.header, buttons: taskData.buttons });
 
 /**
- * `task_data` of a send_message task, checked when the task is created (with the
- * template read in the creating transaction): a text needs `message`; a chatapp
- * template needs a template of the tenant and `variables` filling its placeholders.
+ * `task_data` of a send_message task, checked when the task (or a campaign of them) is
+ * created (with the template read in the creating transaction): a text needs `message`;
+ * a chatapp template needs a template of the tenant, `variables` filling its
+ * placeholders, and the `header` and `buttons` its components take.
  */
 export async function checkSendMessageData(em: EntityManager, taskData: Record<string, unknown>): Promise<FieldErrors> {
   const errors: FieldErrors = {};
@@ -35,10 +39,11 @@ export async function checkSendMessageData(em: EntityManager, taskData: Record<s
     if (typeof uuid !== 'string' || !/^[0-9a-f-]{36}$/i.test(uuid)) return errors;
     const template = await findByUuid(em, ChatappTemplate, uuid.toLowerCase());
     if (!template) add('task_data.template_uuid', 'is not a chatapp template of this tenant (POST /api/v1/chatapp/templates or /sync)');
-    else Object.assign(errors, variableErrors(template.parameters, taskData.variables, 'task_data.variables'));
+    else Object.assign(errors, templateFillErrors(template, fillOf(taskData), 'task_data'));
     return errors;
   }
   if (taskData.message_type !== undefined && taskData.message_type !== null && taskData.message_type !== 'text') add('task_data.message_type', `must be text or ${TEMPLATE}`);
+  for (const member of ['header', 'buttons']) if (taskData[member] !== undefined && taskData[member] !== null) add(`task_data.${member}`, `is only taken with message_type ${TEMPLATE}`);
   const message = taskData.message;
   if (typeof message !== 'string' || message.trim() === '') add('task_data.message', 'is required: the text to send (or use message_type chatapp_template)');
   else if (message.length > MAX_TEXT) add('task_data.message', `must be at most ${MAX_TEXT} characters`);
@@ -86,33 +91,41 @@ async function addressOf(contacts: ContactDirectory, contactUuid: string): Promi
   return contact.phone_number;
 }
 
+/** Another message of the address (an inbound one) claimed the thread first. */
+class ThreadTaken extends Error {}
+
 /**
  * The conversation the message goes in: the open one of the channel's thread with this
- * address, else a new one with the contact (which becomes the thread's), as an inbound
- * message would find it.
+ * address, else a new one with the contact, claimed as the thread's through its unique
+ * key as an inbound message claims it (threads.ts): when a customer's message of the
+ * address claimed it at the same moment, the conversation opened here is rolled back
+ * (its savepoint) and the message goes in that one, so both end in one conversation.
  */
 async function conversationFor(em: EntityManager, deps: SendMessageDeps, tenant: TenantRef, route: Route, to: string, contactUuid: string): Promise<{ uuid: string; threaded: string | null }> {
-  const [thread] = await boundQuery<{ conversation_uuid: string }>(em, 'select conversation_uuid from channel_threads where tenant_uuid = $1 and channel_uuid = $2 and address = $3', [
-    tenant.uuid,
-    route.address.channel_uuid,
-    to,
-  ]);
-  const threaded = thread?.conversation_uuid ?? null;
-  if (threaded && (await deps.conversations.find(em, threaded))?.status === 'open') return { uuid: threaded, threaded };
-  const opened = await deps.conversations.open(em, { agentUuid: route.address.agent_uuid, contactUuid, channel: conversationChannel(route.address.channel_type) });
-  await boundQuery(
-    em,
-    'insert into channel_threads (uuid, tenant_uuid, created_at, updated_at, channel_uuid, address, conversation_uuid) values (gen_random_uuid(), $1, now(), now(), $2, $3, $4) ' +
-      'on conflict (channel_uuid, address) do update set conversation_uuid = excluded.conversation_uuid, updated_at = now()',
-    [tenant.uuid, route.address.channel_uuid, to, opened.uuid],
-  );
-  return { uuid: opened.uuid, threaded };
+  const channelUuid = route.address.channel_uuid;
+  const isOpen = async (uuid: string | null) => uuid !== null && (await deps.conversations.find(em, uuid))?.status === 'open';
+  const threaded = await threadOf(em, tenant, channelUuid, to);
+  if (await isOpen(threaded)) return { uuid: threaded!, threaded };
+  try {
+    const opened = await em.transactional(async (savepoint) => {
+      const conversation = await deps.conversations.open(savepoint, { agentUuid: route.address.agent_uuid, contactUuid, channel: conversationChannel(route.address.channel_type) });
+      if (!(await claimThread(savepoint, tenant, channelUuid, to, threaded, conversation.uuid))) throw new ThreadTaken();
+      return conversation.uuid;
+    });
+    return { uuid: opened, threaded };
+  } catch (error) {
+    if (!(error instanceof ThreadTaken)) throw error;
+  }
+  // The winner's conversation, committed before our claim returned (it waited on the key).
+  const winner = await threadOf(em, tenant, channelUuid, to);
+  if (!(await isOpen(winner))) throw new Error('another message of the contact took the channel thread and its conversation is not open: tried again on the next attempt');
+  return { uuid: winner!, threaded: winner };
 }
 
 /** The template's body with the values in place: what the conversation shows of a template message. */
-function renderedBody(components: readonly unknown[], variables: unknown): string {
+function renderedBody(components: readonly unknown[], fill: TemplateFill): string {
   const body = components.find((component) => isRecord(component) && String(component.type).toLowerCase() === 'body') as { text?: unknown } | undefined;
-  const parameters = sendComponents(components, variables).find((component) => component.type === 'body')?.parameters as Array<{ text: string }> | undefined;
+  const parameters = templateSendComponents(components, fill).find((component) => component.type === 'body')?.parameters as Array<{ text: string }> | undefined;
   let index = 0;
   const names: string[] = [];
   const text = typeof body?.text === 'string' ? body.text : '';
@@ -132,8 +145,8 @@ async function sendTemplate(em: EntityManager, deps: SendMessageDeps, tenant: Te
   const { task_data: data } = context.task;
   const template = await findByUuid(em, ChatappTemplate, String(data.template_uuid).toLowerCase());
   if (!template) throw new Error('the task’s chatapp template no longer exists');
-  const problems = variableErrors(template.parameters, data.variables, 'task_data.variables');
-  if (Object.keys(problems).length > 0) throw new Error(`the variables do not fit the template: ${Object.entries(problems).map(([path, messages]) => `${path} ${messages.join(', ')}`).join('; ')}`);
+  const problems = templateFillErrors(template, fillOf(data), 'task_data');
+  if (Object.keys(problems).length > 0) throw new Error(`the task_data does not fit the template: ${Object.entries(problems).map(([path, messages]) => `${path} ${messages.join(', ')}`).join('; ')}`);
   const credentials = route.context.connection.credentials as { business_account_id?: unknown };
   if (String(credentials.business_account_id) !== template.wabaId) throw new Error(`the template belongs to business account ${template.wabaId}, not to the agent channel’s connection`);
   if (!route.driver.sendTemplate) throw new Error(`the ${route.driver.name} driver cannot send templates`);
@@ -143,13 +156,13 @@ async function sendTemplate(em: EntityManager, deps: SendMessageDeps, tenant: Te
       to,
       name: template.name,
       language: template.language,
-      components: sendComponents(template.components, data.variables),
+      components: templateSendComponents(template.components, fillOf(data)),
       idempotencyKey: `${context.task.uuid}:${context.attempt}`,
     }));
   } catch (error) {
     throw new Error(`the template could not be sent: ${error instanceof ChannelSendError ? error.message : error instanceof Error ? error.message : String(error)}`);
   }
-  const message = await deps.conversations.record(em, conversationUuid, { sender: 'agent', messageType: 'text', content: renderedBody(template.components, data.variables) || `[template ${template.name}]` });
+  const message = await deps.conversations.record(em, conversationUuid, { sender: 'agent', messageType: 'text', content: renderedBody(template.components, fillOf(data)) || `[template ${template.name}]` });
   await boundQuery(em, 'insert into channel_deliveries (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id) values ($1, $2, now(), now(), $3, $4) on conflict (uuid) do nothing', [
     message.message_uuid,
     tenant.uuid,
@@ -162,7 +175,8 @@ async function sendTemplate(em: EntityManager, deps: SendMessageDeps, tenant: Te
 
 /**
  * `send_message`: a text (`task_data.message`) or, with `message_type: chatapp_template`,
- * an approved template (`template_uuid`, `variables`) to the task's contact, through the
+ * an approved template (`template_uuid`, `variables`, and `header` and `buttons` where its
+ * components take them: template-message.ts) to the task's contact, through the
  * agent's channel (`task_data.channel`, else the first of chatapp, sms, social the agent
  * has with a connection). On the chatapp, free text goes only inside the customer-service
  * window (the customer wrote on that channel in the last 24 hours); outside it only a
@@ -171,7 +185,7 @@ async function sendTemplate(em: EntityManager, deps: SendMessageDeps, tenant: Te
  */
 export const sendMessageExecutor: TaskExecutor & { validate(em: EntityManager, taskData: Record<string, unknown>): Promise<FieldErrors> } = {
   type: 'send_message',
-  description: 'Sends task_data.message, or the chatapp template task_data.template_uuid with task_data.variables, to the contact through the agent’s channel',
+  description: 'Sends task_data.message, or the chatapp template task_data.template_uuid with task_data.variables (and its header and buttons), to the contact through the agent’s channel',
   validate: checkSendMessageData,
   deps: { sending: channelSendingRef, contacts: contactDirectoryRef },
   async execute(context) {

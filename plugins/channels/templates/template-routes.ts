@@ -34,7 +34,13 @@ const TemplateSchema = Type.Object(
     name: Type.String({ description: 'Lower-case letters, digits and `_`' }),
     language: Type.String({ description: 'The platform’s language code (`en_US`)' }),
     category: Type.String({ description: '`MARKETING`, `UTILITY` or `AUTHENTICATION`' }),
-    status: ReadOnly(Type.String({ description: 'The platform’s review status as last seen (`APPROVED`, `PENDING`, `REJECTED`, ...); a template removed upstream keeps its last one' })),
+    status: ReadOnly(
+      Type.String({
+        description:
+          'The platform’s review status as last seen (`APPROVED`, `PENDING`, `REJECTED`, `PAUSED`, `DISABLED`, ...), from a sync or the platform’s `message_template_status_update` webhook on a chatapp channel’s hook; a template removed upstream keeps its last one',
+      }),
+    ),
+    status_reason: ReadOnly(Type.Union([Type.String(), Type.Null()], { description: 'Why the platform last changed the status (a rejection’s reason), as its status webhook said; null when it gave none' })),
     components: Type.Array(Type.Unknown(), { description: 'As the platform describes them: `[{type: "BODY", text: "Hi {{1}}"}, ...]`' }),
     parameters: ReadOnly(
       Type.Record(Type.String(), Type.Integer(), { description: 'How many placeholders each text component has (`{"body": 2}`): a template task’s `variables` must fill exactly these' }),

@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FieldErrors } from '../../../core';
 import type { AgentDirectory } from '../../agents';
+import type { TaskExecutor } from '../tasks/task-executors';
 import { checkTaskData, missingExecutor } from '../tasks/task-rules';
 import { splitTaskData, type SentTaskData } from '../tasks/task-secret';
 import { checkRuleUuids } from './campaign-rules';
+import type { CampaignsRuntime } from './campaigns-runtime';
 
 /**
  * What the schema cannot check of a campaign's members, for those given: a 422 at each
@@ -34,4 +36,26 @@ export async function checkCampaignMembers(
 export function campaignTaskData(taskType: string, sent: Record<string, unknown>, problems: FieldErrors): SentTaskData {
   checkTaskData(taskType, sent, problems);
   return splitTaskData(sent);
+}
+
+/**
+ * The campaign's task data through its executor's own `validate` (a chatapp template's
+ * variables against the template, a call's `from`), as a task's at creation, so an
+ * activation never makes tasks the task API would refuse. A campaign has no contact yet
+ * and its agent is checked above: only the problems at `task_data.*` paths are its.
+ */
+export async function checkExecutorTaskData(
+  em: EntityManager,
+  { executors, executorDeps }: Pick<CampaignsRuntime, 'executors' | 'executorDeps'>,
+  taskType: string,
+  agentUuid: string,
+  taskData: Record<string, unknown>,
+  problems: FieldErrors,
+): Promise<void> {
+  const executor: TaskExecutor | undefined = executors.find((candidate) => candidate.type === taskType);
+  if (!executor?.validate) return;
+  const context = { agent_uuid: agentUuid, contact_uuid: null, contact: null, deps: executor.deps ? executorDeps.of(executor) : {} };
+  for (const [path, messages] of Object.entries(await executor.validate(em, taskData, context))) {
+    if (path.startsWith('task_data.')) (problems[path] ??= []).push(...messages);
+  }
 }

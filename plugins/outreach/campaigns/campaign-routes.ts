@@ -2,7 +2,7 @@ import { ConflictError, DataEnvelope, ValidationError, defineRoute, deleteRoute,
 import { Campaign } from '../entities';
 import { RULE_BLOCKING_STATUSES } from '../entities/campaign.entity';
 import { sealSentSecret } from '../tasks/task-secret';
-import { campaignTaskData, checkCampaignMembers } from './campaign-checks';
+import { campaignTaskData, checkCampaignMembers, checkExecutorTaskData } from './campaign-checks';
 import { setCampaignRules } from './campaign-rules';
 import { campaignSecretColumn } from './campaign-secret';
 import { CampaignCreateBody, CampaignListQuery, CampaignParams, CampaignPatchBody, CampaignSchema } from './campaign-schemas';
@@ -34,6 +34,7 @@ const createCampaign = (runtime: CampaignsRuntime) =>
     handler: async ({ body, em, tenant }) => {
       const problems = await checkCampaignMembers(em, tenant.uuid, runtime, body);
       const sent = campaignTaskData(body.task_type, body.task_data!, problems);
+      if (!problems.task_type) await checkExecutorTaskData(em, runtime, body.task_type, body.agent_uuid, body.task_data!, problems);
       if (Object.keys(problems).length > 0) throw new ValidationError(problems);
       const campaign = em.create(Campaign, {
         name: body.name.trim(),
@@ -98,6 +99,7 @@ const changeCampaign = (runtime: CampaignsRuntime) =>
       // A new type is checked against the data it keeps, as new data against the type.
       const taskChanges = body.task_type !== undefined || body.task_data !== undefined;
       const sent = taskChanges ? campaignTaskData(taskType, body.task_data ?? campaign.taskData, problems) : null;
+      if (taskChanges && !problems.task_type) await checkExecutorTaskData(em, runtime, taskType, body.agent_uuid ?? campaign.agentUuid, body.task_data ?? campaign.taskData, problems);
       if (Object.keys(problems).length > 0) throw new ValidationError(problems);
       if (body.name !== undefined) campaign.name = body.name.trim();
       if (body.description !== undefined) campaign.description = body.description;

@@ -1,6 +1,7 @@
-import type { BusService, HttpService, Logger, SecretsService } from '../../../core';
+import type { BusService, ContributedDeps, HttpService, Logger, SecretsService } from '../../../core';
 import type { AgentDirectory } from '../../agents';
 import type { ContactDirectory } from '../../contacts';
+import type { TaskExecutor } from '../tasks/task-executors';
 import type { TaskScheduler } from '../tasks/task-scheduler';
 
 /** What the campaigns folder (rules, campaigns, pools, listings) is given by the plugin's init. */
@@ -14,4 +15,7 @@ export interface CampaignsRuntime {
   tasks: TaskScheduler;
   /** Task types that have an executor: a campaign of another type is refused. */
   taskTypes: ReadonlySet<string>;
+  /** The executors and the services they named: a campaign's `task_data` goes through its executor's `validate`, as a task's does. */
+  executors: readonly TaskExecutor[];
+  executorDeps: ContributedDeps<TaskExecutor>;
 }

@@ -1,11 +1,12 @@
 import { ValidationError, definePlugin } from '../../../core';
 import { runInContext } from '../../../core/context/request-context';
-import { startTestKernel, waitFor, type TestKernel } from '../../../core/testing';
+import { startFakeLlmServer, startTestKernel, waitFor, type FakeLlmServer, type TestKernel } from '../../../core/testing';
 import { flowActionsRef, type FlowActions } from '../../../plugins/flows';
 import { startOAuthServer, type OAuthServer } from '../../../plugins/flows/testing-kit';
 import { AUTHORIZE_PATH, CLIENT, TOKEN_PATH } from '../app-google-calendar/calendar-test-setup';
 import { startGoogleCalendarServer, type FakeEventData, type GoogleCalendarServer } from '../app-google-calendar/google-calendar-server';
-import { dayFromNow, madrid, makeSchedule, makeType } from '../appointments/appointments-kit';
+import { dayFromNow, madrid, madridLocal, makeSchedule, makeType } from '../appointments/appointments-kit';
+import { activeAgent } from '../runtime/runtime-test-kit';
 import { SYNC_CONFIG, announceBookedAgain, calendarSyncPlugins, eventRow, forgetRow, slotClocks } from './calendar-sync-kit';
 
 const CALENDAR = 'ada@example.com';
@@ -13,6 +14,7 @@ let kit: TestKernel;
 let oauth: OAuthServer;
 let google: GoogleCalendarServer;
 let connection: string;
+let model: FakeLlmServer;
 /** The flows plugin's service, as a plugin depending on flows gets it. */
 let actions: FlowActions;
 const probe = definePlugin({
@@ -25,10 +27,14 @@ const probe = definePlugin({
 beforeAll(async () => {
   oauth = await startOAuthServer({ ...CLIENT, authorizePath: AUTHORIZE_PATH, tokenPath: TOKEN_PATH });
   google = await startGoogleCalendarServer({ oauth, calendars: [{ id: CALENDAR, summary: 'Ada Lovelace', primary: true }] });
+  model = await startFakeLlmServer();
   kit = await startTestKernel({
     plugins: [...calendarSyncPlugins('app-google-calendar'), probe],
     config: {
       ...SYNC_CONFIG,
+      llmBaseUrl: model.url,
+      llmModel: 'test-model',
+      llmMaxRetries: 0,
       flows: { oauthRedirectUrl: 'http://127.0.0.1:1/oauth/callback' },
       'app-google-calendar': {
         googleCalendarClientId: CLIENT.clientId,
@@ -46,6 +52,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await kit?.stop();
+  await model?.close();
   await google?.close();
   await oauth?.close();
 });
@@ -159,6 +166,44 @@ describe('appointments written to the calendar', () => {
     await kit.outboxDrained();
     expect(await eventRow(kit, uuid)).toBeUndefined();
     expect(eventsOf(uuid)).toEqual([]);
+  });
+});
+
+describe('bookings waiting for approval', () => {
+  // Another day than the other tests': they expect `day` free where these bookings go.
+  const later = dayFromNow(12);
+
+  it('with notify_calendar_owner `always` a pending booking is in the calendar, marked; approval confirms it, rejection deletes it; with `never` nothing until approved', async () => {
+    const schedule = await makeSchedule(kit.api, { name: 'Dr. Vidal', calendar_connection_uuid: connection });
+    await makeType(kit.api, schedule, { duration_minutes: 60 });
+    const bookingAgent = (notify: string) =>
+      activeAgent(kit.api, { appointments: { enabled: true, schedule_assignments: [{ schedule_uuid: schedule, approval: { require_approval: true, approval_for_create: true, notify_calendar_owner: notify } }] } });
+    const requestByChat = async (agent: string, clock: string) => {
+      model.reply({ toolCalls: [{ name: 'book_appointment', arguments: { starts_at: madridLocal(later, clock) } }] }, { content: 'Requested.' });
+      await kit.api.post(`/api/v1/agents/${agent}/chat`).send({ message: `At ${clock}?` }).expect(200);
+      const [request] = (await kit.api.get(`/api/v1/appointment-requests?agent_uuid=${agent}&status=pending`).expect(200)).body.data.items;
+      return request as { uuid: string; appointment_uuid: string };
+    };
+
+    const showing = await bookingAgent('always');
+    const first = await requestByChat(showing, '09:00');
+    expect(await syncedEvent(first.appointment_uuid)).toMatchObject({ summary: 'Dr. Vidal (pending approval)', start: { dateTime: madrid(later, '09:00') } });
+    await kit.api.post(`/api/v1/appointment-requests/${first.uuid}/approve`).send({}).expect(200);
+    expect(await syncedEvent(first.appointment_uuid, (event) => event.summary === 'Dr. Vidal')).toMatchObject({ status: 'confirmed' });
+    expect(eventsOf(first.appointment_uuid)).toHaveLength(1);
+
+    const second = await requestByChat(showing, '11:00');
+    const pending = await syncedEvent(second.appointment_uuid);
+    await kit.api.post(`/api/v1/appointment-requests/${second.uuid}/reject`).send({}).expect(200);
+    await waitFor(() => google.state.eventOf(CALENDAR, pending.id)!, (found) => found.status === 'cancelled');
+
+    const quiet = await bookingAgent('never');
+    const third = await requestByChat(quiet, '13:00');
+    // The request's own message is handled (no row: nothing written) before the approval's.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(eventsOf(third.appointment_uuid)).toEqual([]);
+    await kit.api.post(`/api/v1/appointment-requests/${third.uuid}/approve`).send({}).expect(200);
+    expect(await syncedEvent(third.appointment_uuid)).toMatchObject({ summary: 'Dr. Vidal' });
   });
 });
 

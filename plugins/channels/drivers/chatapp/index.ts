@@ -46,7 +46,7 @@ export const chatappDriver = defineChannelDriver({
 
   challenge: (request, connection) => answerHubChallenge(request, connection.credentials.verify_token),
 
-  parse: (request, connection) => parseWhatsAppWebhook(request.body, connection.credentials.phone_number_id),
+  parse: (request, connection) => parseWhatsAppWebhook(request.body, connection.credentials.phone_number_id, connection.credentials.business_account_id),
 
   async send(context, message) {
     const answer = await graphPost<SendAnswer>(context, messagesPath(context), {

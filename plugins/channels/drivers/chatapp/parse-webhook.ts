@@ -1,4 +1,4 @@
-import type { DeliveryReceipt, InboundEvent, InboundMedia, InboundMessage } from '../../driver';
+import type { DeliveryReceipt, InboundEvent, InboundMedia, InboundMessage, TemplateStatusUpdate } from '../../driver';
 import { arrayOf, geoUri, isRecord, media, stringOf } from './graph';
 
 /**
@@ -7,12 +7,19 @@ import { arrayOf, geoUri, isRecord, media, stringOf } from './graph';
  * {metadata: {display_phone_number, phone_number_id}, contacts?, messages?, statuses?}}]}]}`.
  * Customer messages become InboundMessages, `statuses` of ours become receipts; what
  * carries nothing to answer (reactions, system notices, unsupported types) is left out.
+ * A `message_template_status_update` change of the connection's business account (the
+ * entry's id) becomes a TemplateStatusUpdate.
  */
-export function parseWhatsAppWebhook(body: unknown, phoneNumberId: string): InboundEvent[] {
+export function parseWhatsAppWebhook(body: unknown, phoneNumberId: string, businessAccountId?: string): InboundEvent[] {
   if (!isRecord(body) || !Array.isArray(body.entry)) throw new Error('not a WhatsApp webhook: `entry` must be an array');
   const events: InboundEvent[] = [];
   for (const entry of body.entry) {
     for (const change of arrayOf(isRecord(entry) ? entry.changes : undefined)) {
+      if (isRecord(change) && change.field === 'message_template_status_update' && isRecord(change.value)) {
+        const update = parseTemplateStatus(change.value, isRecord(entry) ? stringOf(entry.id) : undefined, businessAccountId);
+        if (update) events.push(update);
+        continue;
+      }
       if (!isRecord(change) || (change.field !== undefined && change.field !== 'messages') || !isRecord(change.value)) continue;
       const value = change.value;
       const metadata = isRecord(value.metadata) ? value.metadata : {};
@@ -113,4 +120,21 @@ function failureReason(errors: unknown): string {
       return `${said}${details && details !== said ? `: ${details}` : ''}${code ? ` (code ${code})` : ''}`;
     });
   return reasons.length > 0 ? reasons.join('; ') : 'failed without a reason from WhatsApp';
+}
+
+/** The review statuses a template status webhook's `event` may set; its other events (archived, locked, ...) change no status we keep. */
+const TEMPLATE_STATUSES: ReadonlySet<string> = new Set(['APPROVED', 'REJECTED', 'PENDING', 'PAUSED', 'DISABLED', 'FLAGGED', 'IN_APPEAL', 'PENDING_DELETION', 'DELETED']);
+
+/**
+ * `{event, message_template_id, message_template_name, message_template_language, reason}`
+ * under an entry whose id is the business account. One of another business account than
+ * the connection's (an app's webhook may carry several) is left out; `reason` `NONE` is none.
+ */
+function parseTemplateStatus(value: Record<string, unknown>, entryAccount: string | undefined, ownAccount: string | undefined): TemplateStatusUpdate | null {
+  const templateId = stringOf(value.message_template_id);
+  const status = stringOf(value.event)?.toUpperCase();
+  if (!templateId || !status || !TEMPLATE_STATUSES.has(status) || !entryAccount) return null;
+  if (ownAccount !== undefined && entryAccount !== ownAccount) return null;
+  const reason = stringOf(value.reason);
+  return { kind: 'template_status', businessAccountId: entryAccount, templateId, status, reason: reason && reason.toUpperCase() !== 'NONE' ? reason : null };
 }

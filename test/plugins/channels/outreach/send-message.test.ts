@@ -44,8 +44,8 @@ async function chatappAgent(): Promise<{ agent: string; channel: string }> {
   return { agent, channel };
 }
 
-async function syncedTemplate(name: string, placeholders: number): Promise<any> {
-  graph.state.templates.push(upstreamTemplate(name, placeholders));
+async function syncedTemplate(name: string, placeholders: number, overrides: Parameters<typeof upstreamTemplate>[2] = {}): Promise<any> {
+  graph.state.templates.push(upstreamTemplate(name, placeholders, overrides));
   await kit.api.post('/api/v1/chatapp/templates/sync').send({ waba_id: graph.state.wabaId }).expect(200);
   const listed = await kit.api.get(`/api/v1/chatapp/templates?per_page=100`).expect(200);
   return listed.body.data.items.find((t: any) => t.name === name);
@@ -163,6 +163,121 @@ describe('send_message tasks on the chatapp', () => {
     expect(Object.keys(unknown.body.errors)).toEqual(['task_data.template_uuid']);
     const noText = await createTask(agent, '+34600000105', {}).expect(422);
     expect(Object.keys(noText.body.errors)).toEqual(['task_data.message']);
+  });
+
+  it('checks a send_message campaign’s task_data as a task’s when the campaign is created or changed, 422 at task_data paths', async () => {
+    const { agent } = await chatappAgent();
+    const template = await syncedTemplate('campaign_values', 2);
+    const campaign = (taskData: Record<string, unknown>) => kit.api.post('/api/v1/campaigns').send({ name: 'Reminders', agent_uuid: agent, task_type: 'send_message', task_data: taskData });
+    const tooFew = await campaign({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana'] }).expect(422);
+    expect(Object.keys(tooFew.body.errors)).toEqual(['task_data.variables']);
+    const unknown = await campaign({ message_type: 'chatapp_template', template_uuid: '0b5c0f0e-1111-4222-8333-444455556666', variables: [] }).expect(422);
+    expect(Object.keys(unknown.body.errors)).toEqual(['task_data.template_uuid']);
+    expect(Object.keys((await campaign({}).expect(422)).body.errors)).toEqual(['task_data.message']);
+
+    const created = await campaign({ message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana', 'Monday'] }).expect(201);
+    const uuid = created.body.data.uuid as string;
+    const patched = await kit.api.patch(`/api/v1/campaigns/${uuid}`).send({ task_data: { message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana', 'Monday', 'extra'] } }).expect(422);
+    expect(Object.keys(patched.body.errors)).toEqual(['task_data.variables']);
+    // Refused, nothing changed; a change that fits is taken.
+    expect((await kit.api.get(`/api/v1/campaigns/${uuid}`).expect(200)).body.data.task_data.variables).toEqual(['Ana', 'Monday']);
+    await kit.api.patch(`/api/v1/campaigns/${uuid}`).send({ task_data: { message: 'Plain text now' } }).expect(200);
+  });
+
+  it('a task’s first message and a customer’s message of the same address at the same moment end in one conversation', async () => {
+    const { agent, channel } = await chatappAgent();
+    const template = await syncedTemplate('same_moment', 1);
+    const phone = '+34600000111';
+    // A conversation of the customer's (their message and its turn), then its thread forgotten: the task will find none.
+    await customerWrites(channel, phone, 'wamid.in-111', 'Hello');
+    await waitFor(() => graph.state.sent.filter((s) => s.to === '34600000111'), (found) => found.length === 1);
+    const sql = kit.kernel.orm.em.fork().getConnection();
+    const [{ conversation_uuid: customers }] = await sql.execute('select conversation_uuid from channel_threads where channel_uuid = ? and address = ?', [channel, phone]);
+    await sql.execute('delete from channel_threads where channel_uuid = ? and address = ?', [channel, phone]);
+
+    // The customer's message claims the thread (as openThread does) in a transaction that commits only once the task's attempt waits on the thread's key.
+    let task: string | undefined;
+    await kit.kernel.orm.em.fork().transactional(async (tx) => {
+      await tx.getConnection().execute(
+        'insert into channel_threads (uuid, tenant_uuid, created_at, updated_at, channel_uuid, address, conversation_uuid) values (gen_random_uuid(), ?, now(), now(), ?, ?, ?)',
+        [kit.tenant.uuid, channel, phone, customers],
+        'run',
+        tx.getTransactionContext(),
+      );
+      task = (await createTask(agent, phone, { message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana'] }).expect(201)).body.data.uuid;
+      await waitFor(
+        async () =>
+          Number(
+            (
+              await sql.execute(
+                "select count(*) as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'insert into channel_threads%'",
+              )
+            )[0].waiting,
+          ),
+        (waiting) => waiting > 0,
+      );
+    });
+
+    const done = await finished(task!);
+    expect(done).toMatchObject({ status: 'completed', result: { message_type: 'chatapp_template' } });
+    // The task's message went in the customer's conversation, which the thread still names: one conversation, not two.
+    expect(done.result.conversation_uuid).toBe(customers);
+    const [thread] = await sql.execute('select conversation_uuid from channel_threads where channel_uuid = ? and address = ?', [channel, phone]);
+    expect(thread.conversation_uuid).toBe(customers);
+    const messages = await messagesOf(customers);
+    expect(messages.map((m) => [m.sender, m.content])).toEqual(expect.arrayContaining([['customer', 'Hello'], ['agent', 'Hello Ana.']]));
+  });
+
+  it('sends a template’s header (media or text) and button parameters, checked against the template at creation', async () => {
+    const { agent } = await chatappAgent();
+    const buttons = { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Confirm' }, { type: 'PHONE_NUMBER', text: 'Call us', phone_number: '+34910000000' }, { type: 'URL', text: 'Details', url: 'https://clinic.example/v/{{1}}' }] };
+    const media = await syncedTemplate('visit_card', 1, {
+      components: [{ type: 'HEADER', format: 'DOCUMENT', example: { header_handle: ['4::ZG9j'] } }, { type: 'BODY', text: 'Your visit on {{1}}.' }, buttons],
+    });
+    const texted = await syncedTemplate('visit_titled', 1, { components: [{ type: 'HEADER', format: 'TEXT', text: 'Visit {{1}}' }, { type: 'BODY', text: 'See you on {{1}}.' }] });
+    const data = {
+      message_type: 'chatapp_template',
+      template_uuid: media.uuid,
+      variables: ['Monday'],
+      header: { type: 'document', link: 'https://clinic.example/files/visit.pdf', filename: 'visit.pdf' },
+      buttons: [
+        { index: 2, sub_type: 'url', text: 'V-77' },
+        { index: 0, sub_type: 'quick_reply', payload: 'CONFIRM-V-77' },
+      ],
+    };
+    const created = await createTask(agent, '+34600000120', data).expect(201);
+    expect((await finished(created.body.data.uuid)).status).toBe('completed');
+    const [sent] = graph.state.templateSends.filter((s) => s.to === '34600000120');
+    expect((sent.request.template as any).components).toEqual([
+      { type: 'header', parameters: [{ type: 'document', document: { link: 'https://clinic.example/files/visit.pdf', filename: 'visit.pdf' } }] },
+      { type: 'body', parameters: [{ type: 'text', text: 'Monday' }] },
+      { type: 'button', sub_type: 'quick_reply', index: '0', parameters: [{ type: 'payload', payload: 'CONFIRM-V-77' }] },
+      { type: 'button', sub_type: 'url', index: '2', parameters: [{ type: 'text', text: 'V-77' }] },
+    ]);
+
+    // A text header's placeholder, given as the header's text.
+    const titled = await createTask(agent, '+34600000121', { message_type: 'chatapp_template', template_uuid: texted.uuid, variables: ['Monday'], header: { type: 'text', text: 'A-12' } }).expect(201);
+    expect((await finished(titled.body.data.uuid)).status).toBe('completed');
+    const [titledSend] = graph.state.templateSends.filter((s) => s.to === '34600000121');
+    expect((titledSend.request.template as any).components).toEqual([
+      { type: 'header', parameters: [{ type: 'text', text: 'A-12' }] },
+      { type: 'body', parameters: [{ type: 'text', text: 'Monday' }] },
+    ]);
+
+    // What does not fit the template's components is refused at creation, each at its path.
+    const refused = async (changes: Record<string, unknown>) => Object.keys((await createTask(agent, '+34600000122', { ...data, ...changes }).expect(422)).body.errors).sort();
+    expect(await refused({ header: undefined })).toEqual(['task_data.header']);
+    expect(await refused({ header: { type: 'image', link: 'https://clinic.example/x.jpg' } })).toEqual(['task_data.header.type']);
+    expect(await refused({ header: { type: 'document', link: 'ftp://clinic.example/x.pdf' } })).toEqual(['task_data.header.link']);
+    expect(await refused({ buttons: [{ index: 0, sub_type: 'quick_reply', payload: 'OK' }] })).toEqual(['task_data.buttons']);
+    expect(await refused({ buttons: [{ index: 2, sub_type: 'url', text: 'V-1' }, { index: 1, sub_type: 'quick_reply', payload: 'OK' }] })).toEqual(['task_data.buttons.1.sub_type']);
+    expect(await refused({ buttons: [{ index: 2, sub_type: 'url', text: 'V-1' }, { index: 5, sub_type: 'quick_reply', payload: 'OK' }] })).toEqual(['task_data.buttons.1.index']);
+    expect(await refused({ buttons: [{ index: 2, sub_type: 'url', text: '' }] })).toEqual(['task_data.buttons.0.text']);
+    expect(await refused({ template_uuid: texted.uuid, header: { type: 'text', text: '' }, buttons: undefined })).toEqual(['task_data.header.text']);
+    expect(await refused({ template_uuid: texted.uuid, header: undefined, buttons: [{ index: 0, sub_type: 'quick_reply', payload: 'OK' }], variables: { header: ['A'], body: ['B'] } })).toEqual([
+      'task_data.buttons.0.index',
+    ]);
+    expect(Object.keys((await createTask(agent, '+34600000122', { message: 'Hi', header: { type: 'text', text: 'x' } }).expect(422)).body.errors)).toEqual(['task_data.header']);
   });
 
   it('the executor’s check of task_data names each problem at its path', async () => {

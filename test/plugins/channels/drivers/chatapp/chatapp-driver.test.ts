@@ -189,6 +189,19 @@ describe('chatapp driver: parse', () => {
     expect(parse(templateUpdate)).toEqual([]);
   });
 
+  it('reads a template status update of the connection’s business account; other accounts’ and other events are left out', () => {
+    const update = (account: string, value: Record<string, unknown>) => ({ object: 'whatsapp_business_account', entry: [{ id: account, time: 1700000000, changes: [{ field: 'message_template_status_update', value }] }] });
+    const template = { message_template_id: 1689556908129832, message_template_name: 'order_update', message_template_language: 'en_US' };
+    expect(parse(update('102290129340398', { ...template, event: 'REJECTED', reason: 'INCORRECT_CATEGORY' }))).toEqual([
+      { kind: 'template_status', businessAccountId: '102290129340398', templateId: '1689556908129832', status: 'REJECTED', reason: 'INCORRECT_CATEGORY' },
+    ]);
+    expect(parse(update('102290129340398', { ...template, event: 'APPROVED', reason: 'NONE' }))).toEqual([
+      { kind: 'template_status', businessAccountId: '102290129340398', templateId: '1689556908129832', status: 'APPROVED', reason: null },
+    ]);
+    expect(parse(update('555555555555555', { ...template, event: 'APPROVED', reason: 'NONE' }))).toEqual([]);
+    expect(parse(update('102290129340398', { ...template, event: 'ARCHIVED' }))).toEqual([]);
+  });
+
   it('throws for a body that is not a webhook', () => {
     expect(() => parse({ hello: 'world' })).toThrow(/entry/);
     expect(() => parse([1, 2])).toThrow(/entry/);

@@ -17,8 +17,9 @@ import { graphErrorReply, isRecord, jsonBody, refuseToken, takeFailure, unknownO
  * more follow), `POST` creating one (`{name, category, language, components}` -> `{id,
  * status: 'PENDING', category}`), `DELETE ?name=` removing every language of the name,
  * and template sends (`type: 'template'`, `template: {name, language: {code}, components}`),
- * refused unless the template exists in that language and the body's values match its
- * placeholders; accepted ones are recorded in `state.templateSends`.
+ * refused unless the template exists in that language and its header (text values or a
+ * media link), body and buttons (quick reply payloads, URL suffixes) are filled as the
+ * template was made; accepted ones are recorded in `state.templateSends`.
  *
  * Not played: media, interactive messages, the 24-hour window (the platform enforces it; we check it before sending).
  */
@@ -36,8 +37,17 @@ export interface WhatsAppState extends FailureScript {
   templates: FakeTemplate[];
   /** The most templates one list page answers, whatever `limit` asks. */
   templatePageSize: number;
-  /** Template messages accepted, in order: the template and the body's values as sent. */
-  templateSends: Array<{ id: string; to: string; name: string; language: string; bodyValues: string[]; request: Record<string, unknown> }>;
+  /** Template messages accepted, in order: the template, the body's values, the header's parameter and the buttons' values as sent. */
+  templateSends: Array<{
+    id: string;
+    to: string;
+    name: string;
+    language: string;
+    bodyValues: string[];
+    header?: Record<string, unknown>;
+    buttons: Array<{ index: number; sub_type: string; value: string }>;
+    request: Record<string, unknown>;
+  }>;
 }
 
 export interface FakeTemplate {
@@ -54,6 +64,14 @@ export type WhatsAppServer = VendorServer<WhatsAppState> & {
   apiBaseUrl: string;
   /** The next requests answer these instead, in Graph's error envelope (`headers` such as Retry-After). */
   failNext(...failures: Array<{ status: number; code: number; message: string; error_subcode?: number; headers?: Record<string, string> }>): void;
+  /**
+   * The platform reviews one of its templates: its status becomes `event` (`APPROVED`,
+   * `REJECTED`, `PAUSED`, `DISABLED`), and the answer is the `message_template_status_update`
+   * webhook the platform sends for it (`{object, entry: [{id: waba_id, time, changes: [{field,
+   * value: {event, message_template_id, message_template_name, message_template_language,
+   * reason}}]}]}`), to be signed and delivered.
+   */
+  reviewTemplate(templateId: string, event: string, reason?: string): Record<string, unknown>;
 };
 
 const TEXT_LIMIT = 4096;
@@ -83,7 +101,18 @@ function handleMessages(body: Record<string, unknown>, state: WhatsAppState): Ve
 
 const placeholderCount = (text: unknown) => new Set([...String(text ?? '').matchAll(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g)].map((match) => match[1])).size;
 
-/** A template send: the template must exist in that language, and each component's values match its placeholders. */
+const paramsMismatch = (details: string): VendorReply => graphErrorReply(400, { code: 132000, message: 'Number of parameters does not match the expected number of params', details });
+const formatMismatch = (details: string): VendorReply => graphErrorReply(400, { code: 132012, message: 'Parameter format does not match format in the created template', details });
+const MEDIA_FORMATS = ['IMAGE', 'VIDEO', 'DOCUMENT'];
+
+/**
+ * A template send: the template must exist in that language; the header, body and each
+ * button must be filled as the template was made. A text header and the body take text
+ * parameters, one per placeholder; a media header (IMAGE, VIDEO, DOCUMENT) takes one
+ * parameter of its type with a `link`; a button is `{type: 'button', sub_type, index:
+ * '<n>', parameters}`: a QUICK_REPLY one a `payload` parameter, a URL one whose url has
+ * `{{1}}` a `text` parameter (the suffix), which it must be given.
+ */
 function handleTemplateSend(body: Record<string, unknown>, to: string, state: WhatsAppState): VendorReply {
   const template = isRecord(body.template) ? body.template : null;
   const language = template && isRecord(template.language) ? template.language.code : undefined;
@@ -91,19 +120,53 @@ function handleTemplateSend(body: Record<string, unknown>, to: string, state: Wh
   const known = state.templates.find((candidate) => candidate.name === template.name && candidate.language === language);
   if (!known) return graphErrorReply(404, { code: 132001, message: 'Template name does not exist in the translation', details: `template name (${template.name}) does not exist in ${language}` });
   const given = Array.isArray(template.components) ? template.components.filter(isRecord) : [];
+  const unknownType = given.find((component) => !['header', 'body', 'button'].includes(String(component.type)));
+  if (unknownType) return invalidParameter(`Invalid parameter: component type ${String(unknownType.type)}.`);
   let bodyValues: string[] = [];
+  let header: Record<string, unknown> | undefined;
   for (const component of known.components) {
     const type = String(component.type).toLowerCase();
-    const expected = placeholderCount(component.text);
+    if (type === 'buttons') continue;
     const sent = given.find((candidate) => candidate.type === type);
-    const values = Array.isArray(sent?.parameters) ? sent!.parameters.filter(isRecord).map((parameter) => (parameter.type === 'text' ? String(parameter.text ?? '') : '')) : [];
-    if (values.length !== expected) {
-      return graphErrorReply(400, { code: 132000, message: 'Number of parameters does not match the expected number of params', details: `${type}: number of localizable_params (${values.length}) does not match the expected number of params (${expected})` });
+    const parameters = Array.isArray(sent?.parameters) ? sent!.parameters.filter(isRecord) : [];
+    const format = String(component.format ?? 'TEXT').toUpperCase();
+    if (type === 'header' && MEDIA_FORMATS.includes(format)) {
+      const kind = format.toLowerCase();
+      const media = parameters[0]?.[kind];
+      if (parameters.length !== 1) return paramsMismatch(`header: number of params (${parameters.length}) does not match the expected number of params (1)`);
+      if (parameters[0].type !== kind || !isRecord(media) || typeof media.link !== 'string' || !/^https?:\/\//.test(media.link)) return formatMismatch(`header: expected a ${kind} parameter with a link`);
+      header = parameters[0];
+      continue;
     }
+    const expected = placeholderCount(component.text);
+    if (parameters.some((parameter) => parameter.type !== 'text' || typeof parameter.text !== 'string')) return formatMismatch(`${type}: expected text parameters`);
+    const values = parameters.map((parameter) => String(parameter.text));
+    if (values.length !== expected) return paramsMismatch(`${type}: number of localizable_params (${values.length}) does not match the expected number of params (${expected})`);
     if (type === 'body') bodyValues = values;
+    if (type === 'header' && values.length > 0) header = parameters[0];
   }
+  if (given.some((component) => component.type === 'header') && !known.components.some((component) => String(component.type).toLowerCase() === 'header')) {
+    return paramsMismatch('header: the template has no header');
+  }
+  const templateButtons = (known.components.find((component) => String(component.type).toLowerCase() === 'buttons')?.buttons as unknown[] | undefined) ?? [];
+  const buttons: Array<{ index: number; sub_type: string; value: string }> = [];
+  for (const component of given.filter((candidate) => candidate.type === 'button')) {
+    const index = typeof component.index === 'string' && /^\d+$/.test(component.index) ? Number(component.index) : -1;
+    const own = templateButtons[index];
+    const parameter = Array.isArray(component.parameters) && component.parameters.length === 1 && isRecord(component.parameters[0]) ? component.parameters[0] : null;
+    if (!isRecord(own)) return invalidParameter(`Invalid parameter: button index ${String(component.index)}.`);
+    if (component.sub_type === 'quick_reply' && own.type === 'QUICK_REPLY' && parameter?.type === 'payload' && typeof parameter.payload === 'string') {
+      buttons.push({ index, sub_type: 'quick_reply', value: parameter.payload });
+    } else if (component.sub_type === 'url' && own.type === 'URL' && placeholderCount(own.url) === 1 && parameter?.type === 'text' && typeof parameter.text === 'string') {
+      buttons.push({ index, sub_type: 'url', value: parameter.text });
+    } else {
+      return formatMismatch(`button ${index}: the parameter does not fit the template's ${String(own.type)} button`);
+    }
+  }
+  const missing = templateButtons.findIndex((own, index) => isRecord(own) && own.type === 'URL' && placeholderCount(own.url) === 1 && !buttons.some((button) => button.index === index));
+  if (missing >= 0) return paramsMismatch(`button ${missing}: number of params (0) does not match the expected number of params (1)`);
   const id = `wamid.${randomBytes(18).toString('base64url')}`;
-  state.templateSends.push({ id, to, name: known.name, language, bodyValues, request: body });
+  state.templateSends.push({ id, to, name: known.name, language, bodyValues, header, buttons, request: body });
   return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: to, wa_id: to.replace(/^\+/, '') }], messages: [{ id, message_status: 'accepted' }] } };
 }
 
@@ -202,6 +265,19 @@ export async function startWhatsAppServer(
     apiBaseUrl: `${server.url}/${version}`,
     failNext: (...failures: Parameters<WhatsAppServer['failNext']>) => {
       for (const { status, headers, ...error } of failures) state.failures.push(graphErrorReply(status, error, headers));
+    },
+    reviewTemplate: (templateId: string, event: string, reason = 'NONE') => {
+      const template = state.templates.find((candidate) => candidate.id === templateId);
+      if (template) template.status = event;
+      const value = {
+        event,
+        // A number in Meta's payload, as the id a template create answered.
+        message_template_id: Number(templateId),
+        message_template_name: template?.name ?? 'unknown_template',
+        message_template_language: template?.language ?? 'en_US',
+        reason,
+      };
+      return { object: 'whatsapp_business_account', entry: [{ id: state.wabaId, time: Math.floor(Date.now() / 1000), changes: [{ value, field: 'message_template_status_update' }] }] };
     },
   });
 }
