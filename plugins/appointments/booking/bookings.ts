@@ -21,7 +21,8 @@ export interface BookingLimits {
   suggest?: SuggestRules;
 }
 
-export const API_SUGGESTIONS: SuggestRules = { count: 3, priority: 'nearest', preferSameDay: false, preferSameTimeSlot: false, includeSameWeek: true };
+/** The API's alternatives (no agent's rules apply): the three nearest. */
+const API_SUGGESTIONS: SuggestRules = { count: 3, priority: 'nearest', preferSameDay: false, preferSameTimeSlot: false, includeSameWeek: true };
 
 export interface SlotRequest {
   from: Date;

@@ -20,7 +20,7 @@ export const appointmentTools: RuntimeToolProvider = {
     const { orm, bus, calendars } = deps as { orm: OrmService; bus: BusService; calendars: CalendarReader };
     const config = appointmentsOf(agent);
     if (!config) return [];
-    const booking = await loadAgentBooking(orm.fork(), agent.agent_uuid, config, turn.contactUuid, turn.now);
+    const booking = await loadAgentBooking(orm.fork(), config, turn.contactUuid, turn.now);
     if (!booking) return [];
     const fork = () => orm.fork();
     return [findSlotsTool(fork, calendars, booking), bookTool(orm, bus, calendars, booking), rescheduleTool(orm, bus, calendars, booking), cancelTool(orm, bus, booking)].filter((tool): tool is RuntimeTool => tool !== null);

@@ -16,7 +16,6 @@ export interface Assigned {
 
 /** What the tools of one turn work with: the assignments whose schedules exist, and the contact's upcoming appointments in them. */
 export interface AgentBooking {
-  agentUuid: string;
   randomAssignment: boolean;
   assigned: Assigned[];
   upcoming: Appointment[];
@@ -34,7 +33,7 @@ export function appointmentsOf(agent: AgentView): AgentAppointments | null {
  * have not started, in them. A schedule deleted since the agent was saved is skipped,
  * as is one with no availability type (nothing can be booked in it).
  */
-export async function loadAgentBooking(em: EntityManager, agentUuid: string, config: AgentAppointments, contactUuid: string | null, now: Date): Promise<AgentBooking | null> {
+export async function loadAgentBooking(em: EntityManager, config: AgentAppointments, contactUuid: string | null, now: Date): Promise<AgentBooking | null> {
   const uuids = config.schedule_assignments.map((assignment) => assignment.schedule_uuid);
   const [schedules, types, upcoming] = await Promise.all([
     em.find(Schedule, { uuid: { $in: uuids } }),
@@ -51,7 +50,7 @@ export async function loadAgentBooking(em: EntityManager, agentUuid: string, con
     if (schedule && ofSchedule.length > 0) assigned.push({ rules, schedule, types: ofSchedule });
   }
   if (assigned.length === 0) return null;
-  return { agentUuid, randomAssignment: config.random_assignment, assigned, upcoming };
+  return { randomAssignment: config.random_assignment, assigned, upcoming };
 }
 
 /** A span setting in minutes; an unreadable one (stored before a rule tightened) counts as none. */
