@@ -31,6 +31,12 @@
  *   BENCH_BASELINE_NODE_OPTIONS  the same for the baseline child
  *   BENCH_KERNEL_CONFIG  JSON object of extra kernel config overrides (experiments only), e.g. '{"logLevel":"warn"}'
  *   BENCH_SCENARIOS     comma-separated scenarios to run (default: notes,agent)
+ *   BENCH_COMPARE=row-level-security  instead of the baseline, the same kernel with row-level
+ *                       security off: both kernels connect as a role the policies apply to
+ *                       (bench/lib/app-role.ts), each to a database of its own seeded alike, one
+ *                       with DATABASE_ROW_LEVEL_SECURITY on (the default), one with it off. Its goal:
+ *                       the kernel with the policies serves >= 97% of the requests it serves without.
+ *   BENCH_APP_ROLE=1    connect both servers as that role (policies applied) in the usual comparison
  *   BENCH_ENFORCE=1     exit with status 1 when a goal is missed
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -41,18 +47,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { fmt, median, numberEnv, percentile, round3 } from './lib/bench-stats';
 import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
+import { appRoleWanted, handToAppRole } from './lib/app-role';
 
 const ROOT = path.resolve(__dirname, '..');
 const REGISTER_TS = path.join(ROOT, 'bin', 'register-ts.js');
-const resultsFile = (scenario: Scenario) => path.join(__dirname, 'results', scenario === 'notes' ? 'api-read.json' : `api-read-${scenario}.json`);
+const COMPARE_RLS = process.env.BENCH_COMPARE === 'row-level-security';
+const resultsFile = (scenario: Scenario) =>
+  path.join(__dirname, 'results', `api-read${COMPARE_RLS ? '-rls' : ''}${scenario === 'notes' ? '' : `-${scenario}`}.json`);
 
 type Scenario = 'notes' | 'agent';
 const SCENARIOS: readonly Scenario[] = ['notes', 'agent'];
 const TENANT_SLUG = 'bench';
 const BASE_DOMAIN = 'localhost';
 
-/** The goals of the issue: kernel throughput >= 60% of the baseline's, kernel p99 <= 1.5x the baseline's. */
-const GOALS = { minThroughputRatio: 0.6, maxP99Ratio: 1.5 };
+/**
+ * The goals of the issues: kernel throughput >= 60% of the baseline's, kernel p99 <= 1.5x
+ * the baseline's; against itself without row-level security, within 3% (p99 not a goal).
+ */
+const GOALS = COMPARE_RLS ? { minThroughputRatio: 0.97, maxP99Ratio: Infinity } : { minThroughputRatio: 0.6, maxP99Ratio: 1.5 };
+/** What the two sides are, as the report names them. */
+const LABELS = COMPARE_RLS ? { kernel: 'kernel, policies on', baseline: 'kernel, policies off' } : { kernel: 'kernel', baseline: 'baseline (node:http + pg)' };
 
 /**
  * The statements the kernel's ORM sends (captured from the kernel's pg client):
@@ -100,7 +114,7 @@ else
 // ---------------------------------------------------------------------------------------------
 
 interface RunResult {
-  side: 'kernel' | 'baseline';
+  side: Side;
   round: number;
   requestsPerSecond: number;
   latencyP50: number;
@@ -113,6 +127,11 @@ interface RunResult {
   seconds: number;
   /** CPU time (user + system) the server process spent per request, from /proc (NaN elsewhere). */
   serverCpuUsPerRequest: number | null;
+  /**
+   * CPU time PostgreSQL's backends spent per request on this side's database (from /proc,
+   * so only with the server on this machine; null otherwise): where row-level policies cost.
+   */
+  databaseCpuUsPerRequest: number | null;
   /** The same for this process, the load generator. */
   loadGeneratorCpuUsPerRequest: number;
   non2xx: number;
@@ -129,40 +148,53 @@ async function main(): Promise<void> {
     rate: numberEnv('BENCH_RATE', 0),
   };
   const { createTestDatabase } = require('../core/testing/test-database') as typeof import('../core/testing/test-database');
-  const database = await createTestDatabase();
+  const databases = [await createTestDatabase()];
+  if (COMPARE_RLS) databases.push(await createTestDatabase());
+  // Row-level policies do not apply to a superuser: the comparison needs a role they apply to.
+  const urls = await Promise.all(databases.map((database) => (COMPARE_RLS || appRoleWanted() ? handToAppRole(database.url) : database.url)));
   const children: ChildProcess[] = [];
   try {
     const kernelChild = spawnServer('kernel', {
-      BENCH_DATABASE_URL: database.url,
+      BENCH_DATABASE_URL: urls[0],
       BENCH_POOL_MAX: process.env.BENCH_POOL_MAX ?? '',
       BENCH_KERNEL_CONFIG: process.env.BENCH_KERNEL_CONFIG ?? '',
     });
     children.push(kernelChild.child);
     const kernel = await kernelChild.ready;
-    const token = kernel.token!;
-    const host = `${TENANT_SLUG}.${BASE_DOMAIN}`;
-    const headers = { host, authorization: `Bearer ${token}` };
+    const headersOf = (token: string) => ({ host: `${TENANT_SLUG}.${BASE_DOMAIN}`, authorization: `Bearer ${token}` });
 
-    const baselineChild = spawnServer('baseline', { BENCH_DATABASE_URL: database.url, BENCH_POOL_MAX: String(kernel.poolMax) });
-    children.push(baselineChild.child);
-    const baseline = await baselineChild.ready;
-    const servers = { kernel: { url: kernel.url, pid: kernelChild.child.pid! }, baseline: { url: baseline.url, pid: baselineChild.child.pid! } };
+    const otherChild = COMPARE_RLS
+      ? spawnServer('kernel', {
+          BENCH_DATABASE_URL: urls[1],
+          BENCH_POOL_MAX: String(kernel.poolMax),
+          BENCH_KERNEL_CONFIG: JSON.stringify({ ...JSON.parse(process.env.BENCH_KERNEL_CONFIG || '{}'), databaseRowLevelSecurity: false }),
+        })
+      : spawnServer('baseline', { BENCH_DATABASE_URL: urls[0], BENCH_POOL_MAX: String(kernel.poolMax) });
+    children.push(otherChild.child);
+    const other = await otherChild.ready;
+    const servers: Servers = {
+      kernel: { url: kernel.url, pid: kernelChild.child.pid!, headers: headersOf(kernel.token!), database: databaseCpu(databases[0].url) },
+      // The baseline reads the kernel's database with the kernel's token; the other kernel has its own.
+      baseline: { url: other.url, pid: otherChild.child.pid!, headers: headersOf(other.token ?? kernel.token!), database: databaseCpu(databases.at(-1)!.url) },
+    };
 
     const chosen = (process.env.BENCH_SCENARIOS ?? SCENARIOS.join(',')).split(',').map((name) => name.trim()) as Scenario[];
     for (const scenario of chosen) {
       if (!SCENARIOS.includes(scenario)) throw new Error(`unknown scenario "${scenario}" (known: ${SCENARIOS.join(', ')})`);
-      const resourcePath = await seed(scenario, kernel.url, headers);
-      await runScenario(scenario, resourcePath, servers, headers, settings, kernel.poolMax);
+      const kernelPath = await seed(scenario, kernel.url, servers.kernel.headers);
+      const paths = { kernel: kernelPath, baseline: COMPARE_RLS ? await seed(scenario, other.url, servers.baseline.headers) : kernelPath };
+      await runScenario(scenario, paths, servers, settings, kernel.poolMax);
     }
   } finally {
     await Promise.all(children.map(stopChild));
-    await database.drop().catch((error) => console.error('dropping the bench database failed:', error));
+    for (const database of databases) await database.drop().catch((error) => console.error('dropping the bench database failed:', error));
     const { stopEmbedded } = require('../core/testing/test-database') as typeof import('../core/testing/test-database');
     await stopEmbedded?.().catch(() => {});
   }
 }
 
-type Servers = Record<'kernel' | 'baseline', { url: string; pid: number }>;
+type Side = 'kernel' | 'baseline';
+type Servers = Record<Side, { url: string; pid: number; headers: Record<string, string>; database: DatabaseCpu }>;
 type Settings = { duration: number; warmup: number; rounds: number; connections: number; rate: number };
 
 /** Seeds the scenario's resource through the API itself and returns its path. */
@@ -207,14 +239,16 @@ async function seed(scenario: Scenario, kernelUrl: string, headers: Record<strin
   return base;
 }
 
-async function runScenario(scenario: Scenario, resourcePath: string, servers: Servers, headers: Record<string, string>, settings: Settings, poolMax: number): Promise<void> {
-  await checkEquivalence(servers.kernel.url, servers.baseline.url, resourcePath, headers);
+async function runScenario(scenario: Scenario, paths: Record<Side, string>, servers: Servers, settings: Settings, poolMax: number): Promise<void> {
+  if (COMPARE_RLS) await checkSameShape(servers, paths);
+  else await checkEquivalence(servers.kernel.url, servers.baseline.url, paths.kernel, servers.kernel.headers);
+  const resourcePath = paths.kernel;
 
-  const run = (side: 'kernel' | 'baseline', seconds: number, round: number) =>
-    measure(side, round, `${servers[side].url}${resourcePath}`, headers, settings.connections, settings.rate, seconds, servers[side].pid);
+  const run = (side: Side, seconds: number, round: number) =>
+    measure(side, round, `${servers[side].url}${paths[side]}`, servers[side].headers, settings.connections, settings.rate, seconds, servers[side].pid, servers[side].database);
 
   console.log(
-    `api-read ${scenario}: GET ${resourcePath}, ${settings.connections} connections${settings.rate ? ` at a fixed ${settings.rate} req/s` : ''}, pool ${poolMax}, ` +
+    `api-read${COMPARE_RLS ? ' (row-level security on vs off)' : ''} ${scenario}: GET ${resourcePath}, ${settings.connections} connections${settings.rate ? ` at a fixed ${settings.rate} req/s` : ''}, pool ${poolMax}, ` +
       `${settings.rounds} rounds x ${settings.duration}s per side after ${settings.warmup}s warm-up per side (${os.cpus().length} CPUs, node ${process.version})`,
   );
   if (settings.warmup > 0) {
@@ -223,13 +257,13 @@ async function runScenario(scenario: Scenario, resourcePath: string, servers: Se
   }
   const runs: RunResult[] = [];
   for (let round = 1; round <= settings.rounds; round++) {
-    const order: Array<'kernel' | 'baseline'> = round % 2 === 1 ? ['kernel', 'baseline'] : ['baseline', 'kernel'];
+    const order: Side[] = round % 2 === 1 ? ['kernel', 'baseline'] : ['baseline', 'kernel'];
     for (const side of order) {
       const result = await run(side, settings.duration, round);
       runs.push(result);
       console.log(
-        `  round ${round} ${side.padEnd(8)} ${fmt(result.requestsPerSecond, 0).padStart(7)} req/s  ` +
-          `p50 ${fmt(result.latencyP50)} ms  p99 ${fmt(result.latencyP99)} ms  server CPU ${result.serverCpuUsPerRequest === null ? '?' : fmt(result.serverCpuUsPerRequest, 0)} us/req  ` +
+        `  round ${round} ${LABELS[side].padEnd(26)} ${fmt(result.requestsPerSecond, 0).padStart(7)} req/s  ` +
+          `p50 ${fmt(result.latencyP50)} ms  p99 ${fmt(result.latencyP99)} ms  server CPU ${result.serverCpuUsPerRequest === null ? '?' : fmt(result.serverCpuUsPerRequest, 0)} us/req  database CPU ${result.databaseCpuUsPerRequest === null ? '?' : fmt(result.databaseCpuUsPerRequest, 0)} us/req  ` +
           `(${result.requests} requests, ${result.non2xx} non-2xx, ${result.errors} errors)`,
       );
     }
@@ -243,6 +277,7 @@ async function runScenario(scenario: Scenario, resourcePath: string, servers: Se
       latencyP50: median(mine.map((r) => r.latencyP50)),
       latencyP99: median(mine.map((r) => r.latencyP99)),
       serverCpuUsPerRequest: median(mine.map((r) => r.serverCpuUsPerRequest ?? NaN)),
+      databaseCpuUsPerRequest: median(mine.map((r) => r.databaseCpuUsPerRequest ?? NaN)),
     };
   };
   const k = summary('kernel');
@@ -255,13 +290,21 @@ async function runScenario(scenario: Scenario, resourcePath: string, servers: Se
   };
 
   console.log('');
-  console.log(`median of ${settings.rounds} runs per side      req/s       p50        p99   server CPU/req`);
+  console.log(`median of ${settings.rounds} runs per side      req/s       p50        p99   server CPU/req  database CPU/req`);
   const line = (name: string, x: typeof k) =>
-    console.log(`  ${name.padEnd(26)}${fmt(x.requestsPerSecond, 0).padStart(8)}  ${fmt(x.latencyP50).padStart(6)} ms  ${fmt(x.latencyP99).padStart(6)} ms  ${fmt(x.serverCpuUsPerRequest, 0).padStart(6)} us`);
-  line('kernel', k);
-  line('baseline (node:http + pg)', b);
-  console.log(`  kernel/baseline throughput  ${fmt(throughputRatio * 100, 1)}%  (goal >= ${GOALS.minThroughputRatio * 100}%): ${goals.throughput.met ? 'MET' : 'MISSED'}`);
-  console.log(`  kernel/baseline p99         ${fmt(p99Ratio, 2)}x  (goal <= ${GOALS.maxP99Ratio}x): ${goals.p99.met ? 'MET' : 'MISSED'}`);
+    console.log(
+      `  ${name.padEnd(26)}${fmt(x.requestsPerSecond, 0).padStart(8)}  ${fmt(x.latencyP50).padStart(6)} ms  ${fmt(x.latencyP99).padStart(6)} ms  ` +
+        `${fmt(x.serverCpuUsPerRequest, 0).padStart(6)} us  ${fmt(x.databaseCpuUsPerRequest, 0).padStart(10)} us`,
+    );
+  line(LABELS.kernel, k);
+  line(LABELS.baseline, b);
+  const ratioName = COMPARE_RLS ? 'on/off' : 'kernel/baseline';
+  console.log(`  ${ratioName} throughput  ${fmt(throughputRatio * 100, 1)}%  (goal >= ${GOALS.minThroughputRatio * 100}%): ${goals.throughput.met ? 'MET' : 'MISSED'}`);
+  console.log(`  ${ratioName} p99         ${fmt(p99Ratio, 2)}x${COMPARE_RLS ? '' : `  (goal <= ${GOALS.maxP99Ratio}x): ${goals.p99.met ? 'MET' : 'MISSED'}`}`);
+  if (COMPARE_RLS) {
+    console.log(`  on/off server CPU per request    ${fmt(k.serverCpuUsPerRequest / b.serverCpuUsPerRequest, 3)}x`);
+    console.log(`  on/off database CPU per request  ${fmt(k.databaseCpuUsPerRequest / b.databaseCpuUsPerRequest, 3)}x`);
+  }
   if (failed.length > 0) console.log(`  WARNING: ${failed.length} run(s) had non-2xx answers, errors or timeouts; the figures are not valid`);
 
   fs.mkdirSync(path.dirname(resultsFile(scenario)), { recursive: true });
@@ -270,6 +313,8 @@ async function runScenario(scenario: Scenario, resourcePath: string, servers: Se
     JSON.stringify(
       {
         bench: 'api-read',
+        compare: COMPARE_RLS ? 'row-level-security' : 'baseline',
+        sides: LABELS,
         scenario,
         date: new Date().toISOString(),
         node: process.version,
@@ -291,6 +336,18 @@ async function runScenario(scenario: Scenario, resourcePath: string, servers: Se
   console.log(`  results written to ${path.relative(process.cwd(), resultsFile(scenario))}`);
   if (failed.length > 0) process.exitCode = 1;
   else if (process.env.BENCH_ENFORCE === '1' && !(goals.throughput.met && goals.p99.met)) process.exitCode = 1;
+}
+
+/**
+ * The row-level security comparison: two kernels over databases seeded alike answer the
+ * same JSON but for the ids and times the seeding gave each.
+ */
+async function checkSameShape(servers: Servers, paths: Record<Side, string>): Promise<void> {
+  const [on, off] = await Promise.all((['kernel', 'baseline'] as const).map((side) => request(servers[side].url + paths[side], { headers: servers[side].headers })));
+  if (on.status !== 200 || off.status !== 200) throw new Error(`expected 200 from both kernels, got ${on.status} ${on.body}, ${off.status} ${off.body}`);
+  const blank = (body: Buffer) => body.toString().replace(/[0-9a-f]{8}-[0-9a-f-]{27}|\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'x');
+  if (blank(on.body) !== blank(off.body)) throw new Error(`the kernels' answers differ beyond ids and times:\n  on:  ${on.body}\n  off: ${off.body}`);
+  console.log(`shape check: both kernels answer 200 with ${on.body.length} and ${off.body.length} bytes of the same JSON but for ids and times`);
 }
 
 /** Both servers must give the same answers before their speed is compared. */
@@ -322,7 +379,7 @@ async function checkEquivalence(kernelUrl: string, baselineUrl: string, resource
 }
 
 async function measure(
-  side: 'kernel' | 'baseline',
+  side: Side,
   round: number,
   url: string,
   headers: Record<string, string>,
@@ -330,6 +387,7 @@ async function measure(
   rate: number,
   duration: number,
   serverPid: number,
+  database: DatabaseCpu,
 ): Promise<RunResult> {
   const autocannon: (options: Record<string, unknown>) => import('node:events').EventEmitter & PromiseLike<any> = require('autocannon');
   const instance = autocannon({ url, connections, duration, headers, method: 'GET', ...(rate > 0 ? { overallRate: rate } : {}) });
@@ -339,9 +397,11 @@ async function measure(
     if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
   });
   const cpuBefore = processCpuMs(serverPid);
+  const databaseBefore = await database.sample();
   const loadBefore = process.cpuUsage();
   const result = await instance;
   const serverCpuMs = processCpuMs(serverPid) - cpuBefore;
+  const databaseCpuMs = database.since(databaseBefore, await database.sample());
   const load = process.cpuUsage(loadBefore);
   latencies.sort((a, b) => a - b);
   return {
@@ -355,10 +415,45 @@ async function measure(
     requests: result.requests.total,
     seconds: result.duration,
     serverCpuUsPerRequest: Number.isFinite(serverCpuMs) ? round3((serverCpuMs * 1000) / Math.max(1, result.requests.total)) : null,
+    databaseCpuUsPerRequest: databaseCpuMs === null ? null : round3((databaseCpuMs * 1000) / Math.max(1, result.requests.total)),
     loadGeneratorCpuUsPerRequest: round3((load.user + load.system) / Math.max(1, result.requests.total)),
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+  };
+}
+
+interface DatabaseCpu {
+  /** Each backend on the database and its CPU ms so far; null when they cannot be read. */
+  sample(): Promise<Map<number, number> | null>;
+  /** CPU ms the backends spent between two samples (a backend that started between them counts from 0). */
+  since(before: Map<number, number> | null, after: Map<number, number> | null): number | null;
+}
+
+/** The CPU of PostgreSQL's backends serving one database, found as a superuser through pg_stat_activity. */
+function databaseCpu(superuserUrl: string): DatabaseCpu {
+  const { Client } = require('pg') as typeof import('pg');
+  const name = new URL(superuserUrl).pathname.slice(1);
+  const server = new URL(superuserUrl);
+  server.pathname = '/postgres';
+  return {
+    async sample() {
+      const client = new Client({ connectionString: server.toString() });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1', [name]);
+        const cpu = new Map(rows.map((row) => [row.pid, processCpuMs(row.pid)]));
+        return [...cpu.values()].every(Number.isFinite) ? cpu : null;
+      } finally {
+        await client.end();
+      }
+    },
+    since(before, after) {
+      if (!before || !after) return null;
+      let total = 0;
+      for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+      return total;
+    },
   };
 }
 

@@ -39,6 +39,11 @@
  *   BENCH_NODE_FLAGS    extra node flags for the serve and worker children (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
  *   BENCH_VERBOSE=1     also print the rate at which hooks were accepted
  *   BENCH_ENFORCE=1     exit 1 when a goal is missed
+ *   BENCH_APP_ROLE=1    serve and worker connect as a role row-level policies apply to (bench/lib/app-role.ts)
+ *   BENCH_COMPARE=row-level-security  instead of the raw loop, two installations side by side, both
+ *                       connecting as that role, one with DATABASE_ROW_LEVEL_SECURITY on (the default) and
+ *                       one with it off; rounds alternate between them. Goal: with the policies, >= 97% of
+ *                       the executions per second without them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -93,8 +98,8 @@ async function expectStatus(promise: Promise<{ status: number; body: any }>, sta
 }
 
 
-async function setUp(): Promise<Setup> {
-  const { name, databaseUrl, port, env, token, tenantUuid } = await prepareInstallation({ serverUrl: SERVER_URL, prefix: 'sb_bench_flows', amqpUrl: AMQP_URL, tenant: TENANT });
+async function setUp(options: { appRole?: boolean; extraEnv?: NodeJS.ProcessEnv } = {}): Promise<Setup> {
+  const { name, databaseUrl, port, env, token, tenantUuid } = await prepareInstallation({ serverUrl: SERVER_URL, prefix: 'sb_bench_flows', amqpUrl: AMQP_URL, tenant: TENANT, ...options });
   const flags = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const children = ['serve', 'worker'].map((role) => spawn(process.execPath, [...SERVER_NODE_FLAGS, ...flags, CLI, role], { env, stdio: ['ignore', 'ignore', 'inherit'] }));
   await waitReady(port);
@@ -219,6 +224,7 @@ async function rawRound(setup: Setup, pool: Pool, count: number): Promise<number
 }
 
 async function main() {
+  if (process.env.BENCH_COMPARE === 'row-level-security') return compareRowLevelSecurity();
   const setup = await setUp();
   const pool = new Pool({ connectionString: setup.databaseUrl, max: CLIENTS + 2 });
   try {
@@ -268,6 +274,59 @@ async function main() {
     agent.destroy();
     await removeInstallationTopology(setup.env);
     await dropDatabase(SERVER_URL, setup.databaseName);
+  }
+}
+
+/** The policies' cost: the same engine with and without them, as the same role, rounds alternating. */
+async function compareRowLevelSecurity() {
+  const sides = { on: await setUp({ appRole: true }), off: await setUp({ appRole: true, extraEnv: { DATABASE_ROW_LEVEL_SECURITY: 'false' } }) };
+  const pools = { on: new Pool({ connectionString: sides.on.databaseUrl, max: 4 }), off: new Pool({ connectionString: sides.off.databaseUrl, max: 4 }) };
+  const names = ['on', 'off'] as const;
+  try {
+    console.log(`bench/flows, row-level security on vs off: ${EXECUTIONS} executions x ${ROUNDS} rounds per side, ${CLIENTS} clients, bus ${AMQP_URL ? 'RabbitMQ' : 'in-process'}`);
+    for (const side of names) await engineRound(sides[side], pools[side], WARMUP);
+    const rates = { on: [] as number[], off: [] as number[] };
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const side of round % 2 === 1 ? names : ([...names].reverse() as Array<(typeof names)[number]>)) {
+        rates[side].push(throughputOf(await engineRound(sides[side], pools[side], EXECUTIONS)));
+        console.log(`round ${round}: policies ${side.padEnd(3)} ${fmt(rates[side].at(-1)!, 0)} executions/s`);
+      }
+    }
+    const on = median(rates.on);
+    const off = median(rates.off);
+    // Latency at one rate for both: half of what the side without policies sustained.
+    const pacedRate = off / 2;
+    const overhead = async (side: (typeof names)[number]) => {
+      const paced = await engineRound(sides[side], pools[side], Math.round(pacedRate * PACED_SECONDS), pacedRate);
+      return percentile(paced.map((row) => (Number(row.latency_ms) - Number(row.steps_ms)) / ACTION_STEPS).sort((a, b) => a - b), 50);
+    };
+    const overheads = { on: await overhead('on'), off: await overhead('off') };
+    const result = {
+      measured_at: new Date().toISOString(),
+      compare: 'row-level-security',
+      executions_per_round: EXECUTIONS,
+      rounds: ROUNDS,
+      clients: CLIENTS,
+      bus: AMQP_URL ? 'rabbitmq' : 'in-process',
+      executions_per_s: { on: round3(on), off: round3(off), rounds: rates },
+      ratio: round3(on / off),
+      paced_rate_per_s: round3(pacedRate),
+      step_overhead_p50_ms: { on: round3(overheads.on), off: round3(overheads.off) },
+      goal: '>= 0.97',
+    };
+    fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+    fs.writeFileSync(RESULTS_FILE.replace(/\.json$/, '-rls.json'), JSON.stringify(result, null, 2));
+    console.log(`policies on ${fmt(on, 0)}/s, off ${fmt(off, 0)}/s: on/off ${fmt((on / off) * 100, 1)}% (goal >= 97%): ${on / off >= 0.97 ? 'MET' : 'MISSED'}`);
+    console.log(`engine overhead per step at ${fmt(pacedRate, 0)}/s, p50: on ${fmt(overheads.on)} ms, off ${fmt(overheads.off)} ms`);
+    if (on / off < 0.97 && process.env.BENCH_ENFORCE === '1') process.exitCode = 1;
+  } finally {
+    for (const side of names) {
+      await pools[side].end();
+      await stopChildren(sides[side].children);
+      await removeInstallationTopology(sides[side].env);
+      await dropDatabase(SERVER_URL, sides[side].databaseName);
+    }
+    agent.destroy();
   }
 }
 

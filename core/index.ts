@@ -22,6 +22,7 @@ export {
   type ReadinessService,
   type ProcessRole,
 } from './services/core-services';
+export { scheduleHousekeeping, type HousekeepingJob } from './services/housekeeping';
 export type { ConfigValues, ConvictSchema } from './config/convict-schema';
 export { EventStream, wantsEventStream, type EventStreamWriter } from './http/event-stream';
 export { defineRoute, Reply, JsonText, type RouteDefinition, type HandlerContext, type HttpMethod, type RouteAuth, type Scope } from './http/route';

@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { appRoleWanted, handToAppRole } from './app-role';
 
 /** Running Switchboard as the benchmarks do: its CLI in child processes, on free ports. */
 
@@ -69,18 +70,28 @@ export interface BenchInstallation {
  * with `tenant` and its token, a free port and the environment to start its processes
  * with (`extraEnv` on top, e.g. a larger upload limit).
  */
-export async function prepareInstallation(options: { serverUrl: string; prefix: string; amqpUrl?: string; tenant: string; extraEnv?: NodeJS.ProcessEnv }): Promise<BenchInstallation> {
+export async function prepareInstallation(options: {
+  serverUrl: string;
+  prefix: string;
+  amqpUrl?: string;
+  tenant: string;
+  extraEnv?: NodeJS.ProcessEnv;
+  /** Connect as a role row-level policies apply to (bench/lib/app-role.ts); default: BENCH_APP_ROLE=1. */
+  appRole?: boolean;
+}): Promise<BenchInstallation> {
   const name = `${options.prefix}_${crypto.randomBytes(4).toString('hex')}`;
   const admin = new Client({ connectionString: options.serverUrl });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const databaseUrl = new URL(options.serverUrl);
-  databaseUrl.pathname = `/${name}`;
+  const superuserUrl = new URL(options.serverUrl);
+  superuserUrl.pathname = `/${name}`;
+  // BENCH_APP_ROLE=1: the processes connect as a role the row-level policies apply to.
+  const databaseUrl = (options.appRole ?? appRoleWanted()) ? await handToAppRole(superuserUrl.toString()) : superuserUrl.toString();
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_URL: databaseUrl,
     AMQP_URL: options.amqpUrl,
     PORT: String(port),
     HOST: '127.0.0.1',

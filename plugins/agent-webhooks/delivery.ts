@@ -80,7 +80,7 @@ export function registerDelivery(bus: BusService, egress: Egress, agents: AgentD
   );
 }
 
-/** Queues a pending or failed delivery for an attempt now (the manual retry); a newer token retires any queued message. */
+/** Queues a pending or failed delivery for an attempt now (the manual retry; the route refuses a succeeded one); a newer token retires any queued message. */
 export async function requeue(bus: BusService, delivery: AgentWebhookDelivery): Promise<void> {
   delivery.status = 'pending';
   delivery.nextAttemptAt = new Date();

@@ -1,5 +1,6 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DataEnvelope, NotFoundError, PageQuery, ResourceId, Type, Uuid, defineRoute, listRoute, pageWindow, type AnyRoute, type BusService } from '../../core';
+import { ConflictError, DataEnvelope, NotFoundError, PageQuery, ResourceId, Type, Uuid, defineRoute, listRoute, pageWindow, type AnyRoute, type BusService } from '../../core';
 import type { AgentDirectory } from '../agents';
 import { AgentWebhookDelivery } from './entities';
 import { requeue } from './delivery';
@@ -7,6 +8,7 @@ import { requeue } from './delivery';
 const tags = ['agent-webhooks'];
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 export const DELIVERY_NOT_FOUND = 'Delivery not found';
+export const ALREADY_SUCCEEDED = 'The delivery already succeeded: the endpoint acknowledged it, so it is not sent again';
 
 const DeliverySchema = Type.Object({
   uuid: Uuid({ description: 'Also the `webhook-id` header of every attempt' }),
@@ -77,16 +79,24 @@ const retryDelivery = (bus: BusService, agents: AgentDirectory) =>
     summary: 'Retry a delivery now',
     description:
       'Queues one attempt now of a pending or failed delivery (the same body, `webhook-id` and the webhook’s current URL and secret); a queued delayed retry is superseded. ' +
-      'A succeeded delivery is sent again too. Answers 202 with the delivery as queued.',
+      'A succeeded delivery is not sent again: 409. Answers 202 with the delivery as queued.',
     tags,
     params: DeliveryParams,
     status: 202,
-    errors: [404],
+    errors: [404, 409],
     response: DataEnvelope(DeliverySchema),
     handler: async ({ params, em }) => {
       await findWebhook(agents, em, params);
-      const delivery = await em.findOne(AgentWebhookDelivery, { uuid: params.deliveryUuid, agentUuid: params.uuid, webhookUuid: params.webhookUuid });
+      // Locked as the delivery consumer locks it to record an attempt: an attempt succeeding
+      // meanwhile is seen here (409) rather than overwritten with `pending` and sent again.
+      const delivery = await em.findOne(
+        AgentWebhookDelivery,
+        { uuid: params.deliveryUuid, agentUuid: params.uuid, webhookUuid: params.webhookUuid },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       if (!delivery) throw new NotFoundError(DELIVERY_NOT_FOUND);
+      // The endpoint acknowledged it (2xx): another copy would be a duplicate event for the receiver.
+      if (delivery.status === 'succeeded') throw new ConflictError(ALREADY_SUCCEEDED);
       await requeue(bus, delivery);
       return { data: json(delivery) };
     },

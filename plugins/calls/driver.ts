@@ -26,8 +26,12 @@ export type CallInstruction =
    * `mode` (absent: `cold`): `cold` connects the caller at once; `warm` first plays `announcement` to the callee
    * once they answer, before the two are connected (a routing rule's `transfer_type`, see the calls section of
    * docs/architecture.md). A driver that cannot announce treats `warm` as `cold`.
+   * The callee rings for `timeoutSeconds` (absent: the provider's default, 30 s on Twilio). However the dial ends, the
+   * driver reports it as a `transfer_ended` event to the call's `dial` callback: answered and over, the call ends
+   * (`ended_reason: transferred`); busy, unanswered or failed, the agent takes the call back (the answer is its
+   * fallback line and a `listen`).
    */
-  | { type: 'transfer'; destination: string; mode?: TransferMode; announcement?: Announcement }
+  | { type: 'transfer'; destination: string; mode?: TransferMode; announcement?: Announcement; timeoutSeconds?: number }
   | { type: 'hangup' };
 
 export type TransferMode = 'cold' | 'warm';
@@ -39,8 +43,8 @@ export interface Announcement {
   voice: string | null;
 }
 
-/** The callbacks of one call the plugin gives the provider, each at its own URL. */
-export type CallbackKind = 'answer' | 'listen' | 'status' | 'recording';
+/** The callbacks of one call the plugin gives the provider, each at its own URL (`dial`: the end of a transfer's dial, Twilio's `<Dial action>`). */
+export type CallbackKind = 'answer' | 'listen' | 'status' | 'recording' | 'dial';
 
 /**
  * URLs the plugin serves without reading an event: `announce` answers, in the driver's
@@ -53,6 +57,14 @@ export type ServedKind = 'announce';
 /** A provider's call state, as a status callback tells it. */
 export type ProviderCallStatus = 'queued' | 'ringing' | 'in_progress' | 'completed' | 'busy' | 'no_answer' | 'failed' | 'canceled';
 
+/**
+ * How a transfer's dial ended (Twilio's `DialCallStatus`): `completed`, the callee answered and
+ * the two talked until one hung up; `busy`, `no_answer` (not picked up within the timeout),
+ * `failed` (the destination could not be reached) and `canceled` (stopped before an answer):
+ * nobody took the call, which comes back to the agent.
+ */
+export type TransferOutcome = 'completed' | 'busy' | 'no_answer' | 'failed' | 'canceled';
+
 /** What a callback tells. */
 export type CallEvent =
   /** The callee picked up (or a machine did): the call now needs its first instructions. */
@@ -60,7 +72,9 @@ export type CallEvent =
   | { kind: 'speech'; text: string; confidence: number | null }
   | { kind: 'silence' }
   | { kind: 'status'; status: ProviderCallStatus; durationSeconds: number | null }
-  | { kind: 'recording'; url: string; durationSeconds: number | null; externalId: string };
+  | { kind: 'recording'; url: string; durationSeconds: number | null; externalId: string }
+  /** A transfer's dial ended (the `dial` callback); `durationSeconds`: how long the callee talked. */
+  | { kind: 'transfer_ended'; outcome: TransferOutcome; durationSeconds: number | null };
 
 /** A call coming in to one of the account's numbers. */
 export interface IncomingCall {

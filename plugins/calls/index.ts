@@ -14,6 +14,7 @@ import { lineProblems, placeCall, type PlaceCallInput } from './engine/place-cal
 import * as entities from './entities';
 import { voiceHooks } from './hooks/voice-hooks';
 import { Migration0001Calls } from './migrations/0001-calls';
+import { Migration0002CallTransferFallback } from './migrations/0002-call-transfer-fallback';
 import { phoneChannelCheck } from './phone-channel-check';
 import { callRoutes } from './routes/call-routes';
 import { liveRoutes } from './routes/live-routes';
@@ -34,6 +35,7 @@ export {
   type CallbackKind,
   type ServedKind,
   type TransferMode,
+  type TransferOutcome,
   type Announcement,
   type MuteChange,
   type IncomingCall,
@@ -60,7 +62,10 @@ const callDepsRef = createServiceRef<CallDeps>('calls.deps');
 /** Agents that talk on the phone: calls placed and answered through telephony drivers, each utterance a runtime turn. */
 export default definePlugin({
   entities: [entities.Call],
-  migrations: [{ name: '0001-calls', class: Migration0001Calls }],
+  migrations: [
+    { name: '0001-calls', class: Migration0001Calls },
+    { name: '0002-call-transfer-fallback', class: Migration0002CallTransferFallback },
+  ],
   provides: [telephonyDrivers],
   services: [
     createServiceFactory({

@@ -67,7 +67,8 @@ export const conversationStatusEvent: AgentWebhookEvent = {
   name: 'conversation_status',
   description:
     'A conversation of the agent opened, was transferred or closed: `{uuid, agent_uuid, contact_uuid, channel, channel_label, status ("open"|"transferred"|"closed"), ' +
-    'started_at, ended_at, reason}`; `reason` says why it changed (`api`, `agent`, `guard`, `routing`, ...), null on opening',
+    'started_at, ended_at, reason}`; `reason` says why it changed (`api`, `agent`, `guard`, `routing`, ...), null on opening; `open` with a reason is a ' +
+    'transferred conversation taken back (`call_transfer_failed`: nobody answered the call’s transfer)',
   source: {
     topics: [CONVERSATION_TOPICS.opened, CONVERSATION_TOPICS.transferred, CONVERSATION_TOPICS.closed],
     agentUuid: agentOf,

@@ -30,6 +30,31 @@ export interface FileStorage {
    * serves the file instead.
    */
   signedUrl(key: string, ttlSeconds: number): Promise<string | null>;
+  /**
+   * The stored files whose keys start with `prefix` (`transcriptions/incoming/`; empty:
+   * all), in no set order, read from the store a page at a time as the caller iterates;
+   * with `olderThan`, only those last modified before it. Only keys the other members
+   * take: anything else in the store (a folder marker, a name no key can have) is
+   * skipped. A prefix that could leave the store is InvalidStorageKeyError.
+   */
+  list(prefix: string, options?: { olderThan?: Date }): AsyncIterable<StoredFileEntry>;
+  /**
+   * Removes writes under `prefix` that never completed and were last touched before
+   * `olderThan`, and answers how many: what a process that died during a `put` leaves,
+   * never seen by `list` or `read`. The filesystem's are its temporary files (and a
+   * content type whose file never arrived), touched as each byte lands; S3's are
+   * incomplete multipart uploads, dated when they began (the listing of them gives no later time), so
+   * `olderThan` must lie further back than the longest write.
+   */
+  removeUnfinished(prefix: string, options: { olderThan: Date }): Promise<number>;
+}
+
+/** A file `list` finds. */
+export interface StoredFileEntry {
+  key: string;
+  size: number;
+  /** When its bytes were last written (the filesystem's mtime, S3's LastModified). */
+  modifiedAt: Date;
 }
 
 export class StoredFileNotFoundError extends Error {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type Dir, type Stats } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { StoredFileNotFoundError, type FileStorage } from './file-storage';
-import { storageKeySegments } from './storage-keys';
+import { StoredFileNotFoundError, type FileStorage, type StoredFileEntry } from './file-storage';
+import { isStorageKey, storageKeySegments, storagePrefixParts } from './storage-keys';
 import { writingBody } from './stream-body';
 
 const UNKNOWN_TYPE = 'application/octet-stream';
@@ -101,6 +101,76 @@ export class FsFileStorage implements FileStorage {
     return null;
   }
 
+  async *list(prefix: string, options: { olderThan?: Date } = {}): AsyncIterable<StoredFileEntry> {
+    const before = options.olderThan?.getTime();
+    for await (const found of this.walk(prefix)) {
+      // Dot-names are the driver's own (temporary files, content types), never a key's.
+      if (found.name.startsWith('.') || !isStorageKey(found.key)) continue;
+      const stat = await statIfThere(found.path);
+      if (!stat?.isFile()) continue;
+      if (before !== undefined && !(stat.mtimeMs < before)) continue;
+      yield { key: found.key, size: stat.size, modifiedAt: stat.mtime };
+    }
+  }
+
+  /**
+   * A move renames the type before the file, so under a prefix files are moved into, a
+   * type may stand without its file for a moment, dated by its put: sweep only where
+   * files are written, never moved to (transcriptions/incoming/ is one).
+   */
+  async removeUnfinished(prefix: string, options: { olderThan: Date }): Promise<number> {
+    const before = options.olderThan.getTime();
+    let removed = 0;
+    for await (const found of this.walk(prefix)) {
+      const left = leftoverOf(found.name);
+      if (!left) continue;
+      // The key the leftover was written for: it must lie under the prefix too.
+      const key = found.key.slice(0, found.key.length - found.name.length) + left.name;
+      if (!key.startsWith(prefix)) continue;
+      const stat = await statIfThere(found.path);
+      if (!stat?.isFile() || !(stat.mtimeMs < before)) continue;
+      // A content type is a leftover only while its file is missing (a put that died between the two).
+      if (left.kind === 'type' && (await statIfThere(path.join(path.dirname(found.path), left.name)))) continue;
+      await unlinkIfThere(found.path);
+      removed += 1;
+    }
+    return removed;
+  }
+
+  /**
+   * Every plain file below the prefix's folder whose key starts with the prefix (dot-names
+   * included: the caller tells them apart), one folder at a time, read in batches as the
+   * caller iterates. Symbolic links are not followed: one could point outside the root.
+   */
+  private async *walk(prefix: string): AsyncIterable<{ key: string; name: string; path: string }> {
+    const { folder } = storagePrefixParts(prefix);
+    const start = path.join(this.root, ...folder);
+    if (start !== this.root && !start.startsWith(this.root + path.sep)) throw new Error(`storage: "${prefix}" resolves outside ${this.root}`);
+    const pending: Array<{ dir: string; keyPrefix: string }> = [{ dir: start, keyPrefix: folder.map((segment) => `${segment}/`).join('') }];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+      let dir: Dir;
+      try {
+        dir = await fsp.opendir(next.dir);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // Not there (yet, or any more), or a file where the prefix names a folder: nothing below it.
+        if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+        throw error;
+      }
+      for await (const entry of dir) {
+        const key = next.keyPrefix + entry.name;
+        if (entry.isDirectory()) {
+          // Down only where keys under the prefix can be (a dot-folder holds none).
+          if (!entry.name.startsWith('.') && (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`))) {
+            pending.push({ dir: path.join(next.dir, entry.name), keyPrefix: `${key}/` });
+          }
+        } else if (entry.isFile() && (key.startsWith(prefix) || entry.name.startsWith('.'))) {
+          yield { key, name: entry.name, path: path.join(next.dir, entry.name) };
+        }
+      }
+    }
+  }
+
   private locate(key: string): { file: string; meta: string; dir: string; name: string } {
     const file = path.join(this.root, ...storageKeySegments(key));
     // storageKeySegments already refuses every way out; this is the wall behind it.
@@ -108,6 +178,28 @@ export class FsFileStorage implements FileStorage {
     const dir = path.dirname(file);
     const name = path.basename(file);
     return { file, meta: path.join(dir, `.${name}.meta.json`), dir, name };
+  }
+}
+
+/**
+ * What a put may leave: its temporary file (`.<name>.<uuid>.tmp`; its content type's is
+ * `.<name>.meta.json.<uuid>.tmp`, a name under the key's all the same), or a content type
+ * (`.<name>.meta.json`); with the name of the file it was for.
+ */
+function leftoverOf(fileName: string): { kind: 'temporary' | 'type'; name: string } | null {
+  const temporary = /^\.(.+)\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.tmp$/.exec(fileName);
+  if (temporary) return { kind: 'temporary', name: temporary[1] };
+  const type = /^\.(.+)\.meta\.json$/.exec(fileName);
+  return type ? { kind: 'type', name: type[1] } : null;
+}
+
+async function statIfThere(file: string): Promise<Stats | null> {
+  try {
+    return await fsp.lstat(file);
+  } catch (error) {
+    // Gone since the folder was read: moved or removed meanwhile.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
   }
 }
 

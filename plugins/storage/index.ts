@@ -3,7 +3,7 @@ import { createFileStorage, fsStorageRoot, storageConfigProblem } from './create
 import { fileStorageRef } from './file-storage';
 import { storageConfig } from './storage-config';
 
-export { fileStorageRef, StoredFileNotFoundError, type FileStorage } from './file-storage';
+export { fileStorageRef, StoredFileNotFoundError, type FileStorage, type StoredFileEntry } from './file-storage';
 export { InvalidStorageKeyError } from './storage-keys';
 
 export default definePlugin({

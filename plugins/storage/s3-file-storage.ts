@@ -1,9 +1,18 @@
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable, Transform, pipeline } from 'node:stream';
-import { StoredFileNotFoundError, type FileStorage } from './file-storage';
-import { storageKeySegments } from './storage-keys';
+import { StoredFileNotFoundError, type FileStorage, type StoredFileEntry } from './file-storage';
+import { isStorageKey, storageKeySegments, storagePrefixParts } from './storage-keys';
 import { writingBody } from './stream-body';
 
 export interface S3StorageOptions {
@@ -16,6 +25,8 @@ export interface S3StorageOptions {
   secretAccessKey: string;
   forcePathStyle: boolean;
   keyPrefix: string;
+  /** Objects (and incomplete uploads) asked for per listing request: S3's most, 1000, unless a test proves the paging with fewer. */
+  listPageSize?: number;
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -38,9 +49,11 @@ export class S3FileStorage implements FileStorage {
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
+  private readonly listPageSize: number;
 
   constructor(options: S3StorageOptions) {
     this.bucket = options.bucket;
+    this.listPageSize = options.listPageSize ?? 1000;
     const prefix = options.keyPrefix.replace(/^\/+|\/+$/g, '');
     this.prefix = prefix ? `${prefix}/` : '';
     this.client = new S3Client({
@@ -139,6 +152,65 @@ export class S3FileStorage implements FileStorage {
     }
     const command = new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) });
     return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
+  }
+
+  async *list(prefix: string, options: { olderThan?: Date } = {}): AsyncIterable<StoredFileEntry> {
+    storagePrefixParts(prefix);
+    const before = options.olderThan?.getTime();
+    let ContinuationToken: string | undefined;
+    do {
+      // One page at a time, fetched as the caller gets to it.
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, MaxKeys: this.listPageSize, ContinuationToken }),
+      );
+      for (const object of page.Contents ?? []) {
+        const key = object.Key?.startsWith(this.prefix) ? object.Key.slice(this.prefix.length) : '';
+        // A folder marker (`a/`) a console made, or a name no key can have, is no file of ours.
+        if (!isStorageKey(key) || !object.LastModified) continue;
+        if (before !== undefined && !(object.LastModified.getTime() < before)) continue;
+        yield { key, size: object.Size ?? 0, modifiedAt: object.LastModified };
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+
+  /**
+   * Aborts the incomplete multipart uploads under `prefix` begun before `olderThan` (what
+   * an upload of unknown length leaves when its process dies; a failed one aborts itself),
+   * so the store frees their parts. A bucket lifecycle rule (AbortIncompleteMultipartUpload)
+   * does the same on the store's side, where the operator sets one.
+   */
+  async removeUnfinished(prefix: string, options: { olderThan: Date }): Promise<number> {
+    storagePrefixParts(prefix);
+    const before = options.olderThan.getTime();
+    let aborted = 0;
+    let KeyMarker: string | undefined;
+    let UploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await this.client.send(
+        new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: this.prefix + prefix, MaxUploads: this.listPageSize, KeyMarker, UploadIdMarker }),
+      );
+      for (const { Key, UploadId, Initiated } of page.Uploads ?? []) {
+        if (!Key || !UploadId || !Initiated || !(Initiated.getTime() < before)) continue;
+        if (await this.abortUpload(Key, UploadId)) aborted += 1;
+      }
+      // The markers name the last upload listed, not a position: aborting what a page held moves nothing after it.
+      if (!page.IsTruncated || !page.NextKeyMarker) break;
+      KeyMarker = page.NextKeyMarker;
+      UploadIdMarker = page.NextUploadIdMarker;
+    }
+    return aborted;
+  }
+
+  /** False when the upload is no longer there: completed or aborted meanwhile (another process sweeping too). */
+  private async abortUpload(Key: string, UploadId: string): Promise<boolean> {
+    try {
+      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId }));
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'NoSuchUpload' || isMissingObject(error)) return false;
+      throw error;
+    }
   }
 
   /** Closes the client's idle connections. */

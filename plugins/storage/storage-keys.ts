@@ -30,3 +30,27 @@ export function storageKeySegments(key: string): string[] {
   }
   return segments;
 }
+
+/** Whether the drivers take `key`: a listing skips what an operator or another program put in the store under names no key can have. */
+export function isStorageKey(key: string): boolean {
+  try {
+    storageKeySegments(key);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A listing's prefix split where its last `/` is: the folder it names (whole segments,
+ * checked as a key's are; empty for the store's top) and the start of a name below it
+ * (empty when the prefix ends with `/`), so a prefix can no more leave the store than a key.
+ */
+export function storagePrefixParts(prefix: string): { folder: string[]; partial: string } {
+  if (typeof prefix !== 'string') throw new InvalidStorageKeyError('storage prefix is not a string');
+  const cut = prefix.lastIndexOf('/');
+  const folder = cut < 0 ? [] : storageKeySegments(prefix.slice(0, cut));
+  const partial = prefix.slice(cut + 1);
+  if (partial) storageKeySegments(partial);
+  return { folder, partial };
+}

@@ -43,6 +43,12 @@ export const transcriptionsConfig = {
     default: 5000,
     env: 'TRANSCRIPTION_CALLBACK_BACKOFF_MS',
   },
+  incomingMaxAgeMinutes: {
+    doc: 'Age (since their bytes were last written) after which files uploads left under transcriptions/incoming/ are removed: an upload waits there only while its request runs (at most the 5-minute request timeout), so what is older belongs to a process that died. Swept every 15 minutes by processes running background jobs; 0: never',
+    format: 'nat',
+    default: 60,
+    env: 'TRANSCRIPTION_INCOMING_MAX_AGE_MINUTES',
+  },
   urlTtlSeconds: {
     doc: 'Lifetime of the signed `stored_file_url` when the storage gives one (S3)',
     format: 'nat',

@@ -6,6 +6,7 @@ import { contributeImportMediaReader } from '../tables';
 import { audio } from './audio';
 import { transcriptionsConfig } from './config';
 import { Transcription } from './entities';
+import { scheduleIncomingSweep } from './incoming-sweep';
 import { registerCallbackJob } from './job/callback-job';
 import type { TranscriptionDeps } from './job/deps';
 import { registerTranscriptionJob } from './job/process-job';
@@ -61,13 +62,14 @@ export default definePlugin({
       factory: ({ egress, config }) => createSpeechToText({ egress, audio, settings: config.all() }),
     }),
   ],
-  deps: { ...tableImport.deps, http: coreServices.http, secrets: coreServices.secrets, deps: depsRef },
+  deps: { ...tableImport.deps, http: coreServices.http, secrets: coreServices.secrets, lifecycle: coreServices.lifecycle, deps: depsRef },
   init(resolved) {
-    const { http, secrets, deps } = resolved;
+    const { http, secrets, lifecycle, deps } = resolved;
     tableImport.init(resolved);
     secrets.declareColumn(callbackSecretColumn);
     for (const route of [...createRoutes(deps), ...readRoutes(deps)]) http.route(route);
     registerTranscriptionJob(deps);
     registerCallbackJob(deps);
+    scheduleIncomingSweep({ lifecycle, storage: deps.storage, logger: deps.logger, maxAgeMinutes: deps.settings.incomingMaxAgeMinutes });
   },
 });

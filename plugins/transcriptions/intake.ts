@@ -87,8 +87,11 @@ export interface ReceivedAudio {
   discard(): Promise<void>;
 }
 
+/** Where uploads wait for their tenant; what is left there (a process died between) the incoming sweep removes. */
+export const INCOMING_PREFIX = 'transcriptions/incoming/';
+
 /** Where an upload waits for its tenant: the uuid is the transcription's. */
-const incomingKeyOf = (uuid: string, format: AudioFormat) => `transcriptions/incoming/${uuid}.${format}`;
+const incomingKeyOf = (uuid: string, format: AudioFormat) => `${INCOMING_PREFIX}${uuid}.${format}`;
 
 /** The stream's first `bytes` (or all of it, when shorter), and what it holds after them. */
 async function headOfStream(chunks: AsyncIterator<Buffer>, bytes: number): Promise<{ head: Buffer; ended: boolean }> {
@@ -168,7 +171,7 @@ export async function receiveAudio(deps: { audio: AudioModule; storage: FileStor
       return { uuid, storageKey, storedFilePath: moved.path, format: sniffed.format, mimeType: sniffed.mimeType, sizeBytes: size, durationSeconds };
     },
     async discard() {
-      // A file the store failed to remove is left under transcriptions/incoming/ (no row points at it).
+      // A file the store failed to remove is left under transcriptions/incoming/ (no row points at it) for the incoming sweep.
       if (!kept) await storage.remove(key);
     },
   };

@@ -19,6 +19,7 @@ import type { AgentDirectory } from '../../agents';
 import type { ContactDirectory } from '../../contacts';
 import { book, cancel, lockSchedule, reschedule } from '../booking/bookings';
 import { appointmentJson } from '../booking/json';
+import { scheduleTransaction } from '../booking/schedule-queue';
 import { withoutOwnTime, type CalendarReader } from '../calendar/calendar-reader';
 import { Appointment, Schedule } from '../entities';
 import { AppointmentCreate, AppointmentPatch, AppointmentQuery, Appointment as AppointmentSchema, CancelBody, RescheduleBody } from '../schemas';
@@ -79,7 +80,8 @@ export function appointmentRoutes(deps: AppointmentRouteDeps): AnyRoute[] {
       tags: TAGS,
       body: AppointmentCreate,
       status: 201,
-      // The schedule's calendar is read before the booking's transaction opens (none waits on a vendor).
+      // The schedule's calendar is read before the booking's transaction opens (none waits on a vendor),
+      // and the transaction opens on the schedule's turn (schedule-queue.ts).
       transactional: false,
       errors: [409, 502],
       response: DataEnvelope(AppointmentSchema),
@@ -87,7 +89,7 @@ export function appointmentRoutes(deps: AppointmentRouteDeps): AnyRoute[] {
         const startsAt = new Date(body.starts_at);
         const found = await findType(em, body.availability_type_uuid, 'availability_type_uuid');
         const extraBusy = await calendars.forBooking(await findSchedule(em, found.scheduleUuid), startsAt);
-        return em.fork().transactional(async (tx) => {
+        return scheduleTransaction(em, found.scheduleUuid, async (tx) => {
           const type = await findType(tx, body.availability_type_uuid, 'availability_type_uuid');
           await checkPeople(deps, body);
           const { appointment, schedule } = await book(tx, {
@@ -164,15 +166,21 @@ export function appointmentRoutes(deps: AppointmentRouteDeps): AnyRoute[] {
       tags: TAGS,
       params: Params,
       body: CancelBody,
+      // Its transaction opens on the schedule's turn (schedule-queue.ts), not before the handler.
+      transactional: false,
       errors: [404, 409],
       response: DataEnvelope(AppointmentSchema),
       handler: async ({ params, body, em }) => {
-        const row = await findAppointment(em, params.uuid);
-        const schedule = await lockSchedule(em, row.scheduleUuid);
-        cancel(row, body.reason ?? null);
-        await em.flush();
-        await announce(bus, APPOINTMENT_TOPICS.cancelled, schedule, row);
-        return { data: appointmentJson(row, schedule.timezone) };
+        const { scheduleUuid } = await findAppointment(em, params.uuid);
+        return scheduleTransaction(em, scheduleUuid, async (tx) => {
+          // Locked before the appointment is read, so a cancellation committed meanwhile is seen (409).
+          const schedule = await lockSchedule(tx, scheduleUuid);
+          const row = await findAppointment(tx, params.uuid);
+          cancel(row, body.reason ?? null);
+          await tx.flush();
+          await announce(bus, APPOINTMENT_TOPICS.cancelled, schedule, row);
+          return { data: appointmentJson(row, schedule.timezone) };
+        });
       },
     }),
     defineRoute({
@@ -190,7 +198,7 @@ export function appointmentRoutes(deps: AppointmentRouteDeps): AnyRoute[] {
         const startsAt = new Date(body.starts_at);
         const current = await findAppointment(em, params.uuid);
         const extraBusy = withoutOwnTime(await calendars.forBooking(await findSchedule(em, current.scheduleUuid), startsAt), current);
-        return em.fork().transactional(async (tx) => {
+        return scheduleTransaction(em, current.scheduleUuid, async (tx) => {
           const row = await findAppointment(tx, params.uuid);
           const schedule = await reschedule(tx, row, startsAt, { extraBusy });
           await announce(bus, APPOINTMENT_TOPICS.rescheduled, schedule, row);

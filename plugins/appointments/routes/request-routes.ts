@@ -4,6 +4,7 @@ import { requestJson } from '../booking/json';
 import { withoutOwnTime, type CalendarReader } from '../calendar/calendar-reader';
 import { Appointment, AppointmentRequest, Schedule } from '../entities';
 import { approve, lockPendingRequest, reject } from '../booking/requests';
+import { scheduleTransaction } from '../booking/schedule-queue';
 import { Appointment as AppointmentSchema, AppointmentRequest as RequestSchema, DecisionBody, RequestQuery } from '../schemas';
 import { oneAppointment } from './appointment-routes';
 
@@ -23,19 +24,26 @@ export function requestRoutes(bus: BusService, calendars: CalendarReader): AnyRo
       tags: TAGS,
       params: Params,
       body: DecisionBody,
-      // An approved reschedule reads the schedule's calendar first, before the transaction opens.
+      // An approved reschedule reads the schedule's calendar first, before the transaction opens;
+      // the transaction opens on the schedule's turn (schedule-queue.ts).
       transactional: false,
       errors: [404, 409, 502],
       response: DataEnvelope(Decided),
       handler: async ({ params, body, em }) => {
         const extraBusy = verb === 'approve' ? await rescheduleBusy(em, params.uuid) : [];
-        return em.fork().transactional(async (tx) => {
+        const decide = async (tx: EntityManager) => {
           const request = await lockPendingRequest(tx, params.uuid);
           const appointment = verb === 'approve' ? await approve(tx, bus, request, body.note ?? null, extraBusy) : await reject(tx, bus, request, body.note ?? null);
           return { data: { request: requestJson(request), appointment: await oneAppointment(tx, appointment) } };
-        });
+        };
+        return scheduleTransaction(em, await scheduleOfRequest(em, params.uuid), decide);
       },
     });
+  /** The schedule of the request's appointment, if both exist (else the transaction answers the 404). */
+  const scheduleOfRequest = async (em: EntityManager, uuid: string) => {
+    const request = await findByUuid(em, AppointmentRequest, uuid);
+    return request ? (await findByUuid(em, Appointment, request.appointmentUuid))?.scheduleUuid : undefined;
+  };
   /** The calendar's busy times around a reschedule request's new time; none for other requests. */
   const rescheduleBusy = async (em: EntityManager, uuid: string) => {
     const request = await findByUuid(em, AppointmentRequest, uuid);

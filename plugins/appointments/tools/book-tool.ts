@@ -4,6 +4,7 @@ import type { RuntimeTool } from '../../runtime';
 import { book, searchSlots } from '../booking/bookings';
 import type { CalendarReader } from '../calendar/calendar-reader';
 import { createRequest } from '../booking/requests';
+import { scheduleTransaction } from '../booking/schedule-queue';
 import { SlotUnavailableError } from '../booking/slot-unavailable';
 import { AvailabilityType } from '../entities';
 import { APPOINTMENT_TOPICS, announce } from '../topics';
@@ -88,7 +89,8 @@ export function bookTool(orm: { fork(): EntityManager }, bus: BusService, calend
       const zone = assigned.schedule.timezone;
       const extraBusy = await calendars.forBooking(assigned.schedule, startsAt);
       try {
-        return await orm.fork().transactional(async (tx) => {
+        // On the schedule's turn in this process (schedule-queue.ts): a burst of bookings waits without a connection.
+        return await scheduleTransaction(orm, assigned.schedule.uuid, async (tx) => {
           const current = await tx.findOne(AvailabilityType, { uuid: type.uuid });
           if (!current) throw new Error('that kind of appointment no longer exists');
           const { appointment } = await book(tx, {

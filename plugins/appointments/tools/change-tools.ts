@@ -4,6 +4,7 @@ import type { RuntimeTool } from '../../runtime';
 import { cancel, reschedule } from '../booking/bookings';
 import { withoutOwnTime, type CalendarReader } from '../calendar/calendar-reader';
 import { createRequest } from '../booking/requests';
+import { scheduleTransaction } from '../booking/schedule-queue';
 import { SlotUnavailableError } from '../booking/slot-unavailable';
 import { Appointment } from '../entities';
 import { localDateOf, localDateTimeOf } from '../slots';
@@ -82,7 +83,8 @@ export function rescheduleTool(orm: { fork(): EntityManager }, bus: BusService, 
       const offered = booking.upcoming.find((appointment) => appointment.uuid === args.appointment_uuid);
       const extraBusy = offered ? withoutOwnTime(await calendars.forBooking(assignedOf(booking, offered).schedule, startsAt), offered) : [];
       try {
-        return await orm.fork().transactional(async (tx) => {
+        // On the schedule's turn in this process (schedule-queue.ts); an appointment not offered is refused inside.
+        return await scheduleTransaction(orm, offered?.scheduleUuid, async (tx) => {
           const appointment = await named(tx, booking, args.appointment_uuid);
           const assigned = assignedOf(booking, appointment);
           const zone = assigned.schedule.timezone;

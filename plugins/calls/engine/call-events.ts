@@ -4,11 +4,14 @@ import type { ChatTurnJson } from '../../runtime';
 import type { CallEvent, CallInstruction, ProviderCallStatus } from '../driver';
 import { Call, type EndedReason } from '../entities';
 import { CALL_TOPICS, type RecordingPayload } from '../topics';
-import { voiceConfig, type VoiceConfig } from './agent-line';
-import { lockCall } from './call-rows';
+import type { VoiceConfig } from './agent-line';
+import { HANGUP, closing, endNow, listen, mustLock, overTime, recordAgentLines, say, voiceOf, withTransaction, type CallRef } from './call-steps';
 import type { CallDeps } from './deps';
 import { advance, endCall, markEnding } from './transitions';
 import { planTransfer } from './transfer-target';
+import { startTransfer, takeBack } from './transfers';
+
+export type { CallRef } from './call-steps';
 
 /**
  * What the call does after each callback of its provider, decided here for every driver:
@@ -16,44 +19,6 @@ import { planTransfer } from './transfer-target';
  * deadline, and the ends (voicemail, guard rules, transfers). Every change is one short
  * transaction under the call's lock; the model's turn runs with none open.
  */
-
-const say = (voice: VoiceConfig, text: string): CallInstruction => ({ type: 'say', text, language: voice.language, voice: voice.voice });
-const listen = (voice: VoiceConfig): CallInstruction => ({ type: 'listen', timeoutSeconds: voice.silenceTimeoutSeconds, language: voice.language });
-const HANGUP: CallInstruction = { type: 'hangup' };
-
-/** The agent's lines, recorded on the conversation as it says them. */
-async function recordAgentLines(deps: CallDeps, em: EntityManager, call: Call, lines: string[]): Promise<void> {
-  const said = lines.filter((line) => line.trim() !== '');
-  if (said.length > 0) await deps.conversations.recordMany(em, call.conversationUuid, said.map((content) => ({ sender: 'agent' as const, content })));
-}
-
-async function voiceOf(deps: CallDeps, call: Pick<Call, 'agentUuid'>): Promise<VoiceConfig> {
-  const agent = await deps.agents.getWithoutSlots(call.agentUuid);
-  return voiceConfig(agent ?? { agent_uuid: call.agentUuid, name: '' });
-}
-
-function withTransaction<T>(deps: CallDeps, work: (em: EntityManager) => Promise<T>): Promise<T> {
-  return deps.orm.em.fork().transactional(work);
-}
-
-/** Lines said, then the end: a platform hangup says `end_call_message` unless its own lines said something. */
-const closing = (voice: VoiceConfig, lines: string[], withEndMessage: boolean): string[] =>
-  withEndMessage && lines.every((line) => line.trim() === '') && voice.endCallMessage ? [voice.endCallMessage] : lines.filter((line) => line.trim() !== '');
-
-/** Past its agent's maximum duration: the call ends with `max_call_duration_message`. */
-const overTime = (call: Call, voice: VoiceConfig, now = Date.now()) => call.answeredAt !== null && now - call.answeredAt.getTime() >= voice.maxCallDurationSeconds * 1000;
-
-async function endNow(deps: CallDeps, em: EntityManager, call: Call, voice: VoiceConfig, reason: EndedReason, lines: string[]): Promise<CallInstruction[]> {
-  markEnding(call, reason);
-  await recordAgentLines(deps, em, call, lines);
-  return [...lines.map((line) => say(voice, line)), HANGUP];
-}
-
-/** A call as its callbacks name it: the agent's voice settings are read before its lock is taken. */
-export interface CallRef {
-  uuid: string;
-  agentUuid: string;
-}
 
 /** The callee (or a machine) picked up; an incoming call is answered the same way once it exists. */
 export async function answered(deps: CallDeps, ref: CallRef, answeredBy: 'human' | 'machine' | 'unknown'): Promise<CallInstruction[]> {
@@ -129,19 +94,16 @@ async function afterTurn(deps: CallDeps, callUuid: string, voice: VoiceConfig, t
     const plan = await planTransfer(deps, row, voice, turn.transfer);
     return withTransaction(deps, async (em) => {
       const call = await mustLock(em, callUuid);
+      // The caller hung up (or an end was asked) while the model answered.
+      if (call.status === 'ended' || call.endingReason) return [HANGUP];
       if (plan.ok) {
         await deps.conversations.record(em, call.conversationUuid, { sender: 'system', messageType: 'event', content: `call.transfer ${plan.description}` });
-        await endCall(deps, em, call, 'transferred');
+        // The call ends once the callee has answered; nobody answering brings it back (transfers.ts).
+        startTransfer(call, plan.fallback);
         return [...said, plan.instruction];
       }
-      // Nowhere to go (an unknown extension, an agent without a number): why, on the conversation, and the rule's
-      // `voice_on_error` (else `end_call_message`). The runtime has already marked the conversation `transferred`
-      // and takes no more turns on it, so the agent cannot go on talking: the call ends rather than hang in the air.
-      const errorLines = closing(voice, plan.errorLine ? [plan.errorLine] : [], true);
-      await deps.conversations.record(em, call.conversationUuid, { sender: 'system', messageType: 'event', content: `call.transfer_failed: ${plan.reason}` });
-      markEnding(call, 'hangup_by_agent');
-      await recordAgentLines(deps, em, call, errorLines);
-      return [...said, ...errorLines.map((line) => say(voice, line)), HANGUP];
+      // Nowhere to go (an unknown extension, an agent without a number): the call comes back to the agent at once.
+      return [...said, ...(await takeBack(deps, em, call, voice, plan.reason, plan.fallback))];
     });
   }
   if (turn.status === 'closed') {
@@ -178,10 +140,4 @@ export async function status(deps: CallDeps, call: Call, em: EntityManager, even
 export async function recording(deps: CallDeps, callUuid: string, url: string): Promise<void> {
   const payload: RecordingPayload = { call_uuid: callUuid, url };
   await withTransaction(deps, () => deps.bus.publish(CALL_TOPICS.recording, payload));
-}
-
-async function mustLock(em: EntityManager, callUuid: string): Promise<Call> {
-  const call = await lockCall(em, callUuid);
-  if (!call) throw new NotFoundError('Call not found');
-  return call;
 }

@@ -24,10 +24,32 @@ interface RoutingRuleJson {
   transfer_config?: Record<string, unknown>;
 }
 
-/** Where a rule hands the call, or why it cannot. */
+/**
+ * Where a rule hands the call, or why it cannot; either way `fallback` is what the agent says
+ * if the call comes back (nowhere to go, or nobody answered): null for the default line.
+ */
 export type TransferPlan =
-  | { ok: true; instruction: Extract<CallInstruction, { type: 'transfer' }>; description: string }
-  | { ok: false; reason: string; errorLine: string | null };
+  | { ok: true; instruction: Extract<CallInstruction, { type: 'transfer' }>; description: string; fallback: string | null }
+  | { ok: false; reason: string; fallback: string | null };
+
+/** `transfer_config.fallback_message`, else the rule's `voice_on_error` (`Said when the transfer fails`). */
+function fallbackLine(rule: RoutingRuleJson | null): string | null {
+  const configured = rule?.transfer_config?.fallback_message;
+  if (typeof configured === 'string' && configured.trim() !== '') return configured.trim();
+  return rule?.voice_on_error?.trim() || null;
+}
+
+/** How long the callee rings: `transfer_config.timeout_seconds`, within the 5 to 600 seconds Twilio's `<Dial timeout>` takes; absent, the provider's default. */
+function ringSeconds(rule: RoutingRuleJson | null): number | undefined {
+  const configured = rule?.transfer_config?.timeout_seconds;
+  return typeof configured === 'number' && Number.isFinite(configured) ? Math.min(600, Math.max(5, Math.round(configured))) : undefined;
+}
+
+/** The tenant's PBX extension connector of `extension`, dialled as SIP at its registrar (routing rules and the live `forward`); null when there is none. */
+export async function extensionTarget(deps: CallDeps, extension: string): Promise<{ destination: string; description: string } | null> {
+  const found = await deps.pbx.extension(extension);
+  return found ? { destination: found.sipUri, description: `extension ${extension} (${found.name}) at ${found.sipUri}` } : null;
+}
 
 const routingRule = (agent: AgentJson | null, transfer: Transfer): RoutingRuleJson | null =>
   transfer.kind === 'routing' ? (((agent?.routing_rules ?? []) as RoutingRuleJson[]).find((rule) => rule.uuid === transfer.rule_uuid) ?? null) : null;
@@ -47,13 +69,13 @@ function announcementText(rule: RoutingRuleJson | null, call: Pick<Call, 'direct
  * of that extension, dialled as SIP at its registrar; for `destination_type: agent`, the
  * first number of that agent that takes calls (the call rings there and reaches that agent
  * as an incoming call). A routing rule's `transfer_type` says cold or warm (`transferMode`).
- * When there is nowhere to go the plan says why, with the rule's `voice_on_error` (see `afterTurn`).
+ * When there is nowhere to go the plan says why; the call then comes back to the agent (transfers.ts `takeBack`).
  */
 export async function planTransfer(deps: CallDeps, call: Pick<Call, 'agentUuid' | 'direction' | 'from' | 'to'>, voice: VoiceConfig, transfer: Transfer): Promise<TransferPlan> {
   const agent = await deps.agents.getWithoutSlots(call.agentUuid);
   const rule = routingRule(agent, transfer);
-  const errorLine = rule?.voice_on_error?.trim() || null;
-  const fail = (reason: string): TransferPlan => ({ ok: false, reason, errorLine });
+  const fallback = fallbackLine(rule);
+  const fail = (reason: string): TransferPlan => ({ ok: false, reason, fallback });
   let destination: string;
   let description: string;
   const type = transfer.destination_type.trim().toLowerCase();
@@ -68,10 +90,9 @@ export async function planTransfer(deps: CallDeps, call: Pick<Call, 'agentUuid' 
   } else if (type === 'extension') {
     const extension = transfer.destination.trim();
     if (extension === '') return fail('the rule names no extension');
-    const found = await deps.pbx.extension(extension);
+    const found = await extensionTarget(deps, extension);
     if (!found) return fail(`extension ${extension} is not a PBX extension connector of this tenant`);
-    destination = found.sipUri;
-    description = `extension ${extension} (${found.name}) at ${found.sipUri}`;
+    ({ destination, description } = found);
   } else {
     destination = transfer.destination.trim();
     if (destination === '') return fail('the rule names no destination');
@@ -80,5 +101,7 @@ export async function planTransfer(deps: CallDeps, call: Pick<Call, 'agentUuid' 
   const mode = transferMode(rule?.transfer_type);
   const instruction: Extract<CallInstruction, { type: 'transfer' }> = { type: 'transfer', destination, mode };
   if (mode === 'warm') instruction.announcement = { text: announcementText(rule, call, agent?.name ?? ''), language: voice.language, voice: voice.voice };
-  return { ok: true, instruction, description: `${mode} ${description}` };
+  const timeout = ringSeconds(rule);
+  if (timeout !== undefined) instruction.timeoutSeconds = timeout;
+  return { ok: true, instruction, description: `${mode} ${description}`, fallback };
 }

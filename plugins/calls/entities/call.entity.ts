@@ -56,6 +56,13 @@ export class Call extends TenantScopedEntity {
   @Property({ type: 'text', nullable: true })
   endingReason: EndedReason | null = null;
 
+  /**
+   * While a transfer rings or is bridged (`endingReason: transferred`): what the agent says if
+   * nobody takes the call (the rule's fallback line); null for the default line.
+   */
+  @Property({ type: 'text', nullable: true })
+  transferFallback: string | null = null;
+
   /** The provider's id of the call (Twilio's CallSid), once it has one. */
   @Property({ type: 'text', nullable: true })
   externalId: string | null = null;

@@ -7,14 +7,15 @@ import { announcement, answered, recording, silence, speech, status, type CallRe
 import { lockCall, lockCallByExternalId, routeCall } from '../engine/call-rows';
 import type { CallDeps } from '../engine/deps';
 import { incomingCall } from '../engine/incoming';
+import { transferEnded } from '../engine/transfers';
 import { openLine, type Line } from '../engine/line';
 
-const KINDS: Array<CallbackKind | ServedKind> = ['answer', 'listen', 'status', 'recording', 'announce'];
+const KINDS: Array<CallbackKind | ServedKind> = ['answer', 'listen', 'status', 'recording', 'dial', 'announce'];
 const NO_CALL = 'No call takes callbacks here';
 
 const CallbackParams = Type.Object({
   call_uuid: Uuid({ description: 'The call the provider was given this URL for' }),
-  kind: Type.Union(KINDS.map((kind) => Type.Literal(kind)), { description: '`answer`, `listen`, `status`, `recording`, or `announce` (a warm transfer’s announcement, its `text` in the query)' }),
+  kind: Type.Union(KINDS.map((kind) => Type.Literal(kind)), { description: '`answer`, `listen`, `status`, `recording`, `dial` (how a transfer’s dial ended), or `announce` (a warm transfer’s announcement, its `text` in the query)' }),
 });
 const ChannelParams = Type.Object({ channel_uuid: Uuid({ description: 'The agent `phone` channel whose connection’s numbers call here' }) });
 
@@ -60,6 +61,8 @@ async function onEvent(deps: CallDeps, tenant: TenantRef, em: EntityManager, ref
     case 'recording':
       await recording(deps, callUuid, event.url);
       return [];
+    case 'transfer_ended':
+      return transferEnded(deps, ref, event);
   }
 }
 
@@ -141,7 +144,8 @@ export function voiceHooks(deps: CallDeps): AnyRoute[] {
       summary: 'Receive a callback of one call',
       description:
         'The URLs the plugin gives the provider for one call: `answer` (picked up: the first instructions), `listen` (what the caller said, or silence: the agent’s ' +
-        'turn), `status` (its state), `recording`, and `announce` (what the callee of a warm transfer hears before being connected: the `text` query parameter, said in ' +
+        'turn), `status` (its state), `recording`, `dial` (a transfer’s dial ended: answered, the call ends `transferred`; busy, unanswered or failed, the agent ' +
+        'takes the call back with its fallback line and listens again), and `announce` (what the callee of a warm transfer hears before being connected: the `text` query parameter, said in ' +
         'the agent’s voice; the provider requests it on the callee’s leg, after the call has ended for the agent). Signed by the provider, or 401; an unknown call is 404.',
       tags: ['calls'],
       auth: 'public',

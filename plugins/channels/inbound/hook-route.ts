@@ -69,7 +69,7 @@ function verified(driver: ChannelDriver, request: InboundRequest, connection: Ch
  * queued for its turn, a provider's retry of one found and only acknowledged; each
  * receipt queued for the message it names. A message with a voice note goes to the audio
  * step first (`channels.audio`: fetched and transcribed) when the driver can fetch it and
- * a transcriber is installed. A template's status change (the chatapp's
+ * a transcriber is installed; its sender's later messages wait for its turn. A template's status change (the chatapp's
  * `message_template_status_update`) is written to the stored template, if there is one.
  */
 async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAddress, tenantUuid: string, events: InboundEvent[], canFetch: boolean): Promise<number> {
@@ -83,11 +83,14 @@ async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAd
       await applyTemplateStatus(tx, tenantUuid, { wabaId: update.businessAccountId, templateId: update.templateId, status: update.status, reason: update.reason });
     }
     for (const message of messages) {
+      const transcribed = needsTranscription(message.media, canFetch, deps.transcription);
+      // The statement's clock, not the transaction's: messages of one webhook keep their order. A voice note
+      // bound for the audio step holds its sender's later messages until its turn (arrival-order.ts).
       const [inserted] = await boundQuery(
         tx,
-        'insert into channel_inbound_messages (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id) values ($1, $2, now(), now(), $3, $4) ' +
+        'insert into channel_inbound_messages (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id, awaiting_from) values ($1, $2, clock_timestamp(), now(), $3, $4, $5) ' +
           'on conflict (channel_uuid, external_id) do nothing returning uuid',
-        [newUuid(), tenantUuid, address.channel_uuid, message.externalId],
+        [newUuid(), tenantUuid, address.channel_uuid, message.externalId, transcribed ? message.from : null],
       );
       if (!inserted) continue;
       fresh += 1;
@@ -100,7 +103,7 @@ async function record(em: EntityManager, deps: HookRouteDeps, address: ChannelAd
         media: message.media ?? [],
         profile_name: message.profileName ?? null,
       };
-      if (needsTranscription(payload.media, canFetch, deps.transcription)) {
+      if (transcribed) {
         await deps.bus.publish(CHANNEL_TOPICS.audio, payload);
         continue;
       }

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { LifecycleService, Logger, OrmService } from '../../../core';
+import { scheduleHousekeeping, type LifecycleService, type Logger, type OrmService } from '../../../core';
 
 /** Rows one statement deletes: its locks held briefly, yet well ahead of what hooks insert. */
 export const PRUNE_BATCH = 1000;
@@ -54,33 +54,15 @@ export interface InboundRetentionDeps {
   retentionDays: number;
 }
 
-/** Prunes when a process that does background work (`worker`, `start`) starts, then every PRUNE_INTERVAL_MS (as the flows plugin prunes executions). */
+/** Prunes in the processes that do background work, at their start and then every PRUNE_INTERVAL_MS. */
 export function scheduleInboundRetention({ lifecycle, orm, logger, retentionDays }: InboundRetentionDeps): void {
-  if (lifecycle.role !== 'worker' && lifecycle.role !== 'start') return;
   if (retentionDays <= 0) return;
-  const stop = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running = pruneInboundMessages(orm.fork() as EntityManager, retentionDays, { signal: stop.signal })
-      .then((deleted) => {
-        if (deleted > 0) logger.info('pruned old inbound message ids', { deleted });
-      })
-      .catch((error) => {
-        logger.warn('pruning inbound message ids failed; the next run tries again', { error: String(error) });
-      })
-      .finally(() => {
-        running = undefined;
-        if (!stop.signal.aborted) timer = setTimeout(tick, PRUNE_INTERVAL_MS).unref();
-      });
-  };
-  lifecycle.onStart(() => {
-    // Not awaited: pruning must not hold up the start.
-    timer = setTimeout(tick, 0).unref();
-  });
-  lifecycle.onStop(async () => {
-    stop.abort();
-    clearTimeout(timer);
-    await running;
+  scheduleHousekeeping(lifecycle, logger, {
+    what: 'pruning inbound message ids',
+    everyMs: PRUNE_INTERVAL_MS,
+    run: async (signal) => {
+      const deleted = await pruneInboundMessages(orm.fork() as EntityManager, retentionDays, { signal });
+      if (deleted > 0) logger.info('pruned old inbound message ids', { deleted });
+    },
   });
 }

@@ -6,6 +6,7 @@ import { findConnection, openConnection } from '../connections/connection-store'
 import { ChannelSendError, type ChannelDriver, type DriverContext } from '../driver';
 import { ChatappTemplate } from '../entities';
 import { templateFillErrors, templateSendComponents, type TemplateFill } from '../templates/template-message';
+import { parameterText } from '../templates/template-values';
 import { conversationChannel, queueReply } from '../turns/inbound-turns';
 import { claimThread, threadOf } from '../turns/threads';
 import type { ChannelAddress } from '../topics';
@@ -125,14 +126,15 @@ async function conversationFor(em: EntityManager, deps: SendMessageDeps, tenant:
 /** The template's body with the values in place: what the conversation shows of a template message. */
 function renderedBody(components: readonly unknown[], fill: TemplateFill): string {
   const body = components.find((component) => isRecord(component) && String(component.type).toLowerCase() === 'body') as { text?: unknown } | undefined;
-  const parameters = templateSendComponents(components, fill).find((component) => component.type === 'body')?.parameters as Array<{ text: string }> | undefined;
+  const parameters = templateSendComponents(components, fill).find((component) => component.type === 'body')?.parameters as unknown[] | undefined;
   let index = 0;
   const names: string[] = [];
   const text = typeof body?.text === 'string' ? body.text : '';
   return text.replace(/\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g, (_all, name: string) => {
     if (!names.includes(name)) names.push(name);
     index = names.indexOf(name);
-    return parameters?.[index]?.text ?? `{{${name}}}`;
+    // A currency or date_time value reads as its fallback text, which the Cloud API shows.
+    return parameterText(parameters?.[index]) ?? `{{${name}}}`;
   });
 }
 

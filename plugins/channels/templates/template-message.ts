@@ -14,7 +14,7 @@ import { placeholdersOf, sendComponents, variableErrors, variablesByComponent } 
 
 /** A template message's values, as a send_message task's `task_data` gives them. */
 export interface TemplateFill {
-  /** The placeholders' values: a list (the body's) or `{header?: [...], body?: [...]}`. */
+  /** The placeholders' values: a list (the body's) or `{header?: [...], body?: [...]}`; text, or the body's currency and date_time parameters (template-values.ts). */
   variables?: unknown;
   /** `{type: 'text', text}` for a text header's placeholder, or `{type: 'image' | 'video' | 'document', link, filename?}` for a media header. */
   header?: unknown;

@@ -1,5 +1,6 @@
 import type { FieldErrors } from '../../../core';
 import type { TemplateParameters } from '../entities/chatapp-template.entity';
+import { sendParameter, valueErrors } from './template-values';
 
 /**
  * A template's placeholders and the values a send fills them with. The platform numbers
@@ -40,7 +41,9 @@ export function parametersOf(components: readonly unknown[]): TemplateParameters
 /**
  * `variables` as a task gives them: a list (the body's values, for a template whose only
  * placeholders are in its body) or `{header?: [...], body?: [...]}`; values are strings
- * or numbers. Normalised to lists per component, or null when the shape is wrong.
+ * or numbers (text), or, in the body, the Cloud API's own currency and date_time
+ * parameters (template-values.ts). Normalised to lists per component, or null when the
+ * shape is wrong.
  */
 export function variablesByComponent(variables: unknown): Record<string, unknown[]> | null {
   if (variables === undefined || variables === null) return {};
@@ -67,18 +70,15 @@ export function variableErrors(parameters: TemplateParameters, variables: unknow
   for (const [component, count] of Object.entries(parameters)) {
     const values = given[component] ?? [];
     if (values.length !== count) add(Array.isArray(variables) ? path : `${path}.${component}`, `must have ${count} value${count === 1 ? '' : 's'} for the template’s ${component} (${values.length} given)`);
-    values.forEach((value, index) => {
-      const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
-      if (typeof text !== 'string' || text.trim() === '' || text.length > 1024) add(`${Array.isArray(variables) ? path : `${path}.${component}`}.${index}`, 'must be a non-empty string of at most 1024 characters');
-    });
+    values.forEach((value, index) => valueErrors(component, value, `${Array.isArray(variables) ? path : `${path}.${component}`}.${index}`, add));
   }
   return errors;
 }
 
 /**
  * The `components` of a template send: one entry per component with placeholders, its
- * values as text parameters in order (named placeholders carry their `parameter_name`).
- * Call after `variableErrors` found none.
+ * values as parameters in order (text, or the body's currency and date_time ones; named
+ * placeholders carry their `parameter_name`). Call after `variableErrors` found none.
  */
 export function sendComponents(templateComponents: readonly unknown[], variables: unknown): Array<Record<string, unknown>> {
   const given = variablesByComponent(variables) ?? {};
@@ -87,8 +87,7 @@ export function sendComponents(templateComponents: readonly unknown[], variables
     .map(({ type, names }) => ({
       type,
       parameters: names.map((name, index) => ({
-        type: 'text',
-        text: String(given[type]?.[index] ?? ''),
+        ...sendParameter(given[type]?.[index]),
         ...(/^\d+$/.test(name) ? {} : { parameter_name: name }),
       })),
     }));

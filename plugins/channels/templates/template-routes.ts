@@ -43,7 +43,7 @@ const TemplateSchema = Type.Object(
     status_reason: ReadOnly(Type.Union([Type.String(), Type.Null()], { description: 'Why the platform last changed the status (a rejection’s reason), as its status webhook said; null when it gave none' })),
     components: Type.Array(Type.Unknown(), { description: 'As the platform describes them: `[{type: "BODY", text: "Hi {{1}}"}, ...]`' }),
     parameters: ReadOnly(
-      Type.Record(Type.String(), Type.Integer(), { description: 'How many placeholders each text component has (`{"body": 2}`): a template task’s `variables` must fill exactly these' }),
+      Type.Record(Type.String(), Type.Integer(), { description: 'How many placeholders each text component has (`{"body": 2}`): a template task’s `variables` must fill exactly these, each with a string or a number, or in the body a Cloud API `{type: "currency", currency: {fallback_value, code, amount_1000}}` (ISO 4217 code, integer amount times 1000) or `{type: "date_time", date_time: {fallback_value}}`' }),
     ),
     created_at: ReadOnly(Timestamp()),
     updated_at: ReadOnly(Timestamp()),

@@ -7,6 +7,7 @@ import type { ChatRequestJson, ChatTurnJson, ChatTurns } from '../../runtime';
 import type { ChannelDrivers } from '../channel-drivers';
 import { findConnection } from '../connections/connection-store';
 import type { InboundMedia } from '../driver';
+import { ORDER_RECHECK_MS, releaseVoiceNote, waitsForEarlierVoiceNote } from '../inbound/arrival-order';
 import { audioOf } from '../inbound/inbound-audio';
 import { CHANNEL_TOPICS, type ChannelAddress, type InboundPayload, type ReplyContext, type SendPayload, type TypingPayload } from '../topics';
 import { paceReply, type PacingSettings } from './pacing';
@@ -35,7 +36,9 @@ type Prepared =
   | { kind: 'media'; conversationUuid: string | null }
   /** The conversation was transferred to a person: the message is recorded for them, with no turn. */
   | { kind: 'handover'; conversationUuid: string }
-  | { kind: 'dropped'; reason: string };
+  | { kind: 'dropped'; reason: string }
+  /** An earlier voice note of the sender is still before its turn: the message is looked at again shortly (arrival-order.ts). */
+  | { kind: 'deferred' };
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 const MAX_TURN_TEXT = 8000;
@@ -83,7 +86,8 @@ function mediaMessage(media: InboundMedia[]): { messageType: MessageType; conten
 /**
  * Each inbound message (`channels.inbound`) runs one runtime turn, in `prepare` (no
  * transaction is open while the model answers), continuing the open conversation of
- * this channel and customer address; a closed one starts a new one. The handler then
+ * this channel and customer address; a closed one starts a new one. A message that came
+ * after a voice note of its sender still before its turn waits for it (arrival-order.ts). The handler then
  * keeps the thread and queues one send per reply line, due when the agent's pacing
  * says, after a typing indicator where the driver has one.
  */
@@ -181,11 +185,20 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
       name: 'inbound',
       topics: [CHANNEL_TOPICS.inbound],
       concurrency: 8,
-      prepare: (message, { em }) => prepareTurn(em, message.tenant!, message.payload),
+      prepare: async (message, { em }) => {
+        if (await waitsForEarlierVoiceNote(em, message.tenant!, message.payload)) return { kind: 'deferred' };
+        return prepareTurn(em, message.tenant!, message.payload);
+      },
     },
     async (message, { em, prepared }) => {
       const tenant = message.tenant!;
       const payload = message.payload;
+      if (prepared.kind === 'deferred') {
+        await bus.publish(CHANNEL_TOPICS.inbound, payload, { at: new Date(Date.now() + ORDER_RECHECK_MS) });
+        return;
+      }
+      // Whatever comes of it, a voice note is past its turn: its sender's later messages go on once this commits.
+      await releaseVoiceNote(em, payload);
       if (prepared.kind === 'dropped') {
         logger.warn('inbound channel message not answered', { channel_uuid: payload.channel_uuid, reason: prepared.reason });
         return;

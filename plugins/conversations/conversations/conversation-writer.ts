@@ -39,8 +39,12 @@ export interface ConversationWriter {
   record(em: EntityManager, conversationUuid: string, input: RecordInput): Promise<MessageJson>;
   /** As `record` for several messages of the conversation at once, in order, under one lock and one flush. */
   recordMany(em: EntityManager, conversationUuid: string, inputs: readonly RecordInput[]): Promise<MessageJson[]>;
-  /** Sets status transferred or closed (closed closes the open session like POST .../close does) and publishes the status event with the reason. */
-  setStatus(em: EntityManager, conversationUuid: string, status: 'transferred' | 'closed', reason?: string): Promise<ConversationJson>;
+  /**
+   * Sets status transferred or closed (closed closes the open session like POST .../close does) and publishes the status event with the reason.
+   * `open` takes back a `transferred` conversation whose hand-over did not happen (a call's transfer nobody answered), published as
+   * `conversation.opened` with its reason; a closed conversation stays closed (ConflictError).
+   */
+  setStatus(em: EntityManager, conversationUuid: string, status: 'open' | 'transferred' | 'closed', reason?: string): Promise<ConversationJson>;
   /** Messages of a conversation, oldest first, the last `limit` of them (for the model's history). */
   history(em: EntityManager, conversationUuid: string, limit: number): Promise<MessageJson[]>;
   /** Customer messages of the conversation created at or after `since`. */
@@ -189,7 +193,7 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
       }
       conversation.status = status;
       await em.flush();
-      const topic = status === 'closed' ? CONVERSATION_TOPICS.closed : CONVERSATION_TOPICS.transferred;
+      const topic = status === 'closed' ? CONVERSATION_TOPICS.closed : status === 'open' ? CONVERSATION_TOPICS.opened : CONVERSATION_TOPICS.transferred;
       await bus.publish(topic, conversationEvent(conversation, reason ?? null));
       return conversationJson(conversation);
     },

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { scheduleHousekeeping } from '../../../core';
 import type { FlowsRuntime } from '../flows-runtime';
 
 /** Rows one statement deletes: short enough to hold its locks briefly, long enough to outpace ingest. */
@@ -33,32 +34,14 @@ export async function pruneExecutions(em: EntityManager, retentionDays: number, 
   return total;
 }
 
-/** Prunes when a process that does background work (`worker`, `start`) starts, then every PRUNE_INTERVAL_MS. */
+/** Prunes in the processes that do background work, at their start and then every PRUNE_INTERVAL_MS. */
 export function scheduleRetention({ lifecycle, orm, config, logger }: FlowsRuntime): void {
-  if (lifecycle.role !== 'worker' && lifecycle.role !== 'start') return;
-  const stop = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running = pruneExecutions(orm.fork(), config.get('executionRetentionDays'), { signal: stop.signal })
-      .then((deleted) => {
-        if (deleted > 0) logger.info('pruned old flow executions', { deleted });
-      })
-      .catch((error) => {
-        logger.warn('pruning flow executions failed; the next run tries again', { error: String(error) });
-      })
-      .finally(() => {
-        running = undefined;
-        if (!stop.signal.aborted) timer = setTimeout(tick, PRUNE_INTERVAL_MS).unref();
-      });
-  };
-  lifecycle.onStart(() => {
-    // First right away (not awaited: it must not hold up the start), so a process that restarts often still prunes.
-    timer = setTimeout(tick, 0).unref();
-  });
-  lifecycle.onStop(async () => {
-    stop.abort(); // a long backlog stops after the batch in progress
-    clearTimeout(timer);
-    await running;
+  scheduleHousekeeping(lifecycle, logger, {
+    what: 'pruning flow executions',
+    everyMs: PRUNE_INTERVAL_MS,
+    run: async (signal) => {
+      const deleted = await pruneExecutions(orm.fork(), config.get('executionRetentionDays'), { signal });
+      if (deleted > 0) logger.info('pruned old flow executions', { deleted });
+    },
   });
 }

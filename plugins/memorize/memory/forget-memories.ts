@@ -1,4 +1,4 @@
-import type { BusService, LifecycleService, Logger, OrmService } from '../../../core';
+import { scheduleHousekeeping, type BusService, type LifecycleService, type Logger, type OrmService } from '../../../core';
 import { CONTACT_TOPICS, type ContactDeletedEvent } from '../../contacts';
 import { ContactMemory } from './contact-memory.entity';
 
@@ -33,30 +33,14 @@ export async function deleteExpiredMemories(orm: OrmService, now = new Date()): 
   }
 }
 
+/** Deletes expired memories in the processes that do background work, at their start and then every EXPIRY_INTERVAL_MS. */
 export function scheduleMemoryExpiry(lifecycle: LifecycleService, orm: OrmService, logger: Logger): void {
-  if (lifecycle.role !== 'worker' && lifecycle.role !== 'start') return;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const tick = () => {
-    running = deleteExpiredMemories(orm)
-      .then((deleted) => {
-        if (deleted > 0) logger.info('deleted expired contact memories', { deleted });
-      })
-      .catch((error) => {
-        logger.warn('deleting expired contact memories failed; the next run tries again', { error: String(error) });
-      })
-      .finally(() => {
-        running = undefined;
-        if (!stopped) timer = setTimeout(tick, EXPIRY_INTERVAL_MS).unref();
-      });
-  };
-  lifecycle.onStart(() => {
-    timer = setTimeout(tick, 0).unref();
-  });
-  lifecycle.onStop(async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await running;
+  scheduleHousekeeping(lifecycle, logger, {
+    what: 'deleting expired contact memories',
+    everyMs: EXPIRY_INTERVAL_MS,
+    run: async () => {
+      const deleted = await deleteExpiredMemories(orm);
+      if (deleted > 0) logger.info('deleted expired contact memories', { deleted });
+    },
   });
 }

@@ -99,7 +99,7 @@ const readTask = readRoute({
   },
 });
 
-const editTask = ({ bus, secrets }: TasksRuntime) =>
+const editTask = (runtime: TasksRuntime) =>
   defineRoute({
     method: 'PATCH',
     path: '/api/v1/tasks/:uuid',
@@ -108,6 +108,7 @@ const editTask = ({ bus, secrets }: TasksRuntime) =>
       'Only while it waits (`pending`, `scheduled`, `queued`): otherwise 409 (`Task has already started`, `Task is cancelled`, `Task has expired`). ' +
       'Changes `title`, `description`, `scheduled_at` (future; the next attempt moves to it), `priority`, `expires_at`, `timezone`, the retry settings, `task_data` and `metadata` (both replaced whole). ' +
       '`type`, `agent_uuid`, `contact_uuid`, `campaign_uuid`, `rule_uuid` and `auto_queue` are fixed at creation: they are taken only with their current value (422 otherwise). ' +
+      'A new `task_data` is checked as at creation, by the generic rules and by its type’s executor (a send_message template’s `variables` against the template, ...): 422 at `task_data.*`, nothing changed. ' +
       'Switching `retry_strategy` away from `custom` drops the `retry_schedule`. A task being run waits for its attempt to end, then answers 409 or the edit.',
     tags,
     params: TaskParams,
@@ -118,7 +119,7 @@ const editTask = ({ bus, secrets }: TasksRuntime) =>
       const task = await lockTask(em, params.uuid);
       if (!task) throw new NotFoundError(TASK_NOT_FOUND);
       if (!isWaiting(task)) throw notWaiting(task);
-      const { scheduledAt, expiresAt, retry, sent } = checkedEdit(task, body);
+      const { scheduledAt, expiresAt, retry, sent } = await checkedEdit(runtime, em, task, body);
       if (body.title !== undefined) task.title = body.title;
       if (body.description !== undefined) task.description = body.description;
       if (body.priority !== undefined) task.priority = body.priority;
@@ -131,16 +132,22 @@ const editTask = ({ bus, secrets }: TasksRuntime) =>
       task.expiresAt = expiresAt;
       Object.assign(task, retry);
       task.taskData = sent.data;
-      task.webhookSecret = sealSentSecret(secrets, taskSecretColumn, task.tenantUuid, sent.secret, task.webhookSecret);
+      task.webhookSecret = sealSentSecret(runtime.secrets, taskSecretColumn, task.tenantUuid, sent.secret, task.webhookSecret);
       await em.flush();
       // Re-armed whatever changed: the runner may have passed over this task while the edit held it.
-      await armDue(bus, task.uuid, task.nextAttemptAt ?? task.scheduledAt);
+      await armDue(runtime.bus, task.uuid, task.nextAttemptAt ?? task.scheduledAt);
       return { data: taskJson(task) };
     },
   });
 
-/** An edit's new times, retry settings and task data, every problem of it reported at once in one 422. */
-function checkedEdit(task: Task, body: Static<typeof TaskUpdate>) {
+/**
+ * An edit's new times, retry settings and task data, every problem of it reported at once
+ * in one 422, before anything of the task is changed. A new `task_data` goes through its
+ * type's executor `validate` as at creation (create-task.ts), in the request's transaction
+ * (read only); the agent and the contact are fixed and were checked at creation, so only
+ * its problems at `task_data.*` are the edit's (as for a campaign's task data).
+ */
+async function checkedEdit(runtime: Pick<TasksRuntime, 'executors' | 'executorDeps'>, em: EntityManager, task: Task, body: Static<typeof TaskUpdate>) {
   const now = new Date();
   const errors: FieldErrors = {};
   const fixed = { type: task.type, agent_uuid: task.agentUuid, contact_uuid: task.contactUuid, campaign_uuid: task.campaignUuid, rule_uuid: task.ruleUuid, auto_queue: task.autoQueue };
@@ -165,10 +172,23 @@ function checkedEdit(task: Task, body: Static<typeof TaskUpdate>) {
     retrySchedule: body.retry_schedule !== undefined ? body.retry_schedule : retryStrategy === 'custom' ? task.retrySchedule : null,
   };
   checkRetrySettings(retry, errors);
-  if (body.task_data) checkTaskData(task.type, body.task_data, errors);
+  if (body.task_data) {
+    checkTaskData(task.type, body.task_data, errors);
+    await executorErrors(runtime, em, task, body.task_data, errors);
+  }
   const sent = body.task_data ? splitTaskData(body.task_data) : { data: task.taskData, secret: undefined };
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
   return { scheduledAt, expiresAt, retry, sent };
+}
+
+/** The problems the task type's executor finds in a new `task_data`, at `task_data.*` paths. */
+async function executorErrors(runtime: Pick<TasksRuntime, 'executors' | 'executorDeps'>, em: EntityManager, task: Task, taskData: Record<string, unknown>, errors: FieldErrors): Promise<void> {
+  const executor = runtime.executors.find((candidate) => candidate.type === task.type);
+  if (!executor?.validate) return;
+  const context = { agent_uuid: task.agentUuid, contact_uuid: task.contactUuid, contact: null, deps: executor.deps ? runtime.executorDeps.of(executor) : {} };
+  for (const [path, messages] of Object.entries(await executor.validate(em, taskData, context))) {
+    if (path.startsWith('task_data.')) (errors[path] ??= []).push(...messages);
+  }
 }
 
 const cancelTask = defineRoute({

@@ -51,7 +51,9 @@ const RetryMembers = (withDefaults: boolean) => ({
 const TaskData = Type.Record(Type.String(), Type.Unknown(), {
   description:
     'What the executor needs. `webhook`: `url` (http or https, required) and `secret` (optional, 1 to 1000 characters; signs the call; write-only: stored encrypted apart from the data, never returned, shown as `has_secret: true`). ' +
-    'Chatapp templates: `message_type: chatapp_template` needs `template_uuid`.',
+    'Chatapp templates: `message_type: chatapp_template` needs `template_uuid`; with the channels plugin (`send_message`), `variables` fill its placeholders: a list (the body’s) or `{header?: [...], body?: [...]}`, ' +
+    'each value a string or a number, or in the body `{type: "currency", currency: {fallback_value, code, amount_1000}}` (an ISO 4217 code, the amount times 1000 as an integer) or `{type: "date_time", date_time: {fallback_value}}`, as the WhatsApp Cloud API takes them; ' +
+    '`header` and `buttons` where the template has them. Checked against the template at creation and on edit (422 at `task_data.*`).',
 });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'The client’s own data, kept as sent' });
 const Title = Type.String({ maxLength: 500 });

@@ -105,8 +105,7 @@ describe('booking', () => {
     const short = await makeType(kit.api, schedule, { duration_minutes: 30 });
     const long = await makeType(kit.api, schedule, { duration_minutes: 90 });
     // 20 bookings at once, every half hour of 09:00-12:30, alternating lengths: many overlap each other. (Bookings of one
-    // schedule run one at a time, each holding a pool connection while it waits: far more at once than the pool holds
-    // wait past its acquire timeout on a loaded machine, a 503 to retry.)
+    // schedule run one at a time, queued in the process without a connection: booking-burst.test.ts.)
     const clocks = ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30', '12:00', '12:30'];
     const results = await Promise.all(Array.from({ length: 20 }, (_, index) => book(index % 2 ? long : short, madrid(day, clocks[(index * 3) % clocks.length]))));
     expect(results.filter((res) => res.status !== 201 && res.status !== 409).map((res) => [res.status, res.body])).toEqual([]);

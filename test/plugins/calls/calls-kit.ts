@@ -1,7 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import request from 'supertest';
-import { startFakeLlmServer, startTestKernel, type ApiClient, type FakeLlmRequest, type FakeLlmServer, type TestKernel } from '../../../core/testing';
+import { startFakeLlmServer, startTestKernel, type ApiClient, type FakeLlmRequest, type FakeLlmServer, type TestKernel, type TestKernelOptions } from '../../../core/testing';
 import { RUNTIME_PLUGINS, activeAgent } from '../runtime/runtime-test-kit';
 import { startTwilioVoiceServer, type TwilioVoiceServer } from './twilio-voice-server';
 
@@ -23,7 +23,7 @@ const lastUserMessage = (request: FakeLlmRequest): string =>
 
 /** What a test adds to the kit's kernel: more plugin folders, and config merged over the kit's (its `channels` member too). */
 export interface CallsKitExtras {
-  plugins?: string[];
+  plugins?: NonNullable<TestKernelOptions['plugins']>;
   config?: Record<string, unknown> & { channels?: Record<string, unknown> };
 }
 

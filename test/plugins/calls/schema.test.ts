@@ -16,7 +16,7 @@ describe('calls database schema', () => {
 
   it('records its migration after the plugins it depends on, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.filter((name) => name.startsWith('calls/'))).toEqual(['calls/0001-calls']);
+    expect(executed.filter((name) => name.startsWith('calls/'))).toEqual(['calls/0001-calls', 'calls/0002-call-transfer-fallback']);
     expect(executed.findLastIndex((name) => name.startsWith('channels/'))).toBeLessThan(executed.indexOf('calls/0001-calls'));
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });

@@ -289,6 +289,31 @@ describe('outcomes', () => {
     expect(saidTexts(call)).toEqual(['Connecting you.', 'They are busy.']);
   });
 
+  it('rings an unanswered callee for the Dial timeout, then requests the action with DialCallStatus=no-answer and goes on with its answer', async () => {
+    twilio.script('+14155550998', { answer: 'no-answer' });
+    app.routes['/voice'] = () => twiml('<Dial action="/dialed" method="POST" timeout="45"><Number>+14155550998</Number></Dial>');
+    app.routes['/dialed'] = () => twiml('<Say>Nobody answered.</Say>');
+    const call = await twilio.ended(await placeCall());
+    expect(call.dials).toEqual([expect.objectContaining({ number: '+14155550998', status: 'no-answer' })]);
+    expect(requestsTo('/dialed')[0].params).toMatchObject({ CallSid: call.sid, CallStatus: 'in-progress', DialCallStatus: 'no-answer', DialCallDuration: '0', DialBridged: 'false' });
+    expect(requestsTo('/dialed')[0].params.DialCallSid).toMatch(/^CA[0-9a-f]{32}$/);
+    // 45 simulated seconds of ringing, then about a second to say the line.
+    expect(call.duration).toBeGreaterThanOrEqual(45);
+    expect(call.duration).toBeLessThan(50);
+    expect(saidTexts(call)).toEqual(['Nobody answered.']);
+  });
+
+  it('bridges an answering callee, then requests the action with DialCallStatus=completed, how long they talked and DialBridged=true', async () => {
+    twilio.script('sip:200@pbx.example.com', { steps: [{ say: 'Front desk, how can I help' }] });
+    app.routes['/voice'] = () => twiml('<Dial action="/dialed"><Sip>sip:200@pbx.example.com</Sip></Dial>');
+    app.routes['/dialed'] = () => twiml('<Hangup/>');
+    const call = await twilio.ended(await placeCall());
+    expect(call.dials).toEqual([expect.objectContaining({ noun: 'Sip', number: 'sip:200@pbx.example.com', status: 'completed' })]);
+    expect(call.transferredTo).toBe('sip:200@pbx.example.com');
+    expect(requestsTo('/dialed')[0].params).toMatchObject({ DialCallStatus: 'completed', DialCallDuration: '3', DialBridged: 'true' });
+    expect(call.endedBy).toBe('twiml');
+  });
+
   it('joins a conference muted, and unmutes it through the Participant resource', async () => {
     twilio.script(CUSTOMER, { steps: [{ wait: 3_600_000 }] });
     app.routes['/voice'] = () => twiml(`<Dial><Conference muted="true" statusCallback="${app.url}/conference" statusCallbackEvent="join mute">room-1</Conference></Dial>`);

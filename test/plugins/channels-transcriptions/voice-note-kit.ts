@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,14 @@ import { encode, requireTools, scratchDir, speak } from '../transcriptions/audio
  *   front, `/whatsapp-media/{id}`) answers the bytes, again only with the token.
  * - Telegram Bot API: `getFile?file_id=` answers `{ok, result: {file_id, file_unique_id,
  *   file_size, file_path}}`; `GET /file/bot{token}/{file_path}` answers the bytes.
+ *
+ * - Twilio (an MMS's `MediaUrl{i}`): `GET /2010-04-01/Accounts/{AccountSid}/Messages/{MessageSid}/Media/{MediaSid}`
+ *   on the API's origin needs HTTP Basic with the account SID and auth token (Twilio's
+ *   `{code: 20003, message: 'Authenticate'}` 401 otherwise), then redirects to a signed,
+ *   short-lived URL of its media store on another origin (a MediaStore, S3-like: it
+ *   refuses a request that also carries an Authorization header).
+ * - Messenger: an attachment's `payload.url` is a signed link of Meta's CDN, fetched as it
+ *   is, no token (a MediaStore on its own origin).
  *
  * Every media request is recorded in `fetches` (path and Authorization).
  */
@@ -103,6 +112,95 @@ export function startTelegramMediaFront(target: string, token: () => string): Pr
     }
     return null;
   });
+}
+
+/**
+ * A media store on its own origin, reached only through signed URLs (`signed(key)`): a
+ * wrong or missing signature or an expired link answers 403, as Twilio's media store
+ * (S3) and Meta's CDN do. `s3` style (Twilio's): `/media/{key}?Expires=&Signature=`, and a
+ * request carrying an Authorization header beside the signature is refused (S3's 400
+ * "Only one auth mechanism allowed"). `cdn` style (Meta's): `/v/t59.3654-21/{key}/audioclip.mp4?_nc_cat=&oh=&oe=`.
+ */
+export interface MediaStore {
+  url: string;
+  media: Map<string, { bytes: Buffer; mimeType: string }>;
+  fetches: Array<{ path: string; query: string; authorization: string | undefined }>;
+  signed(key: string): string;
+  close(): Promise<void>;
+}
+
+export async function startMediaStore(style: 's3' | 'cdn'): Promise<MediaStore> {
+  const secret = randomBytes(16);
+  const sign = (key: string, expires: string) => createHmac('sha256', secret).update(`${key}\n${expires}`).digest('hex');
+  const names = style === 's3' ? { expires: 'Expires', signature: 'Signature' } : { expires: 'oe', signature: 'oh' };
+  const route = style === 's3' ? /^\/media\/([^/]+)$/ : /^\/v\/t59\.3654-21\/([^/]+)\/audioclip\.mp4$/;
+  const store: MediaStore = {
+    url: '',
+    media: new Map(),
+    fetches: [],
+    signed: (key) => {
+      const expires = String(Math.floor(Date.now() / 1000) + 300);
+      const at = style === 's3' ? `/media/${encodeURIComponent(key)}` : `/v/t59.3654-21/${encodeURIComponent(key)}/audioclip.mp4`;
+      const extra = style === 'cdn' ? '_nc_cat=108&' : '';
+      return `${store.url}${at}?${extra}${names.expires}=${expires}&${names.signature}=${sign(key, expires)}`;
+    },
+    close: async () => {},
+  };
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://store');
+    const authorization = req.headers.authorization;
+    store.fetches.push({ path: url.pathname, query: url.search, authorization });
+    const match = req.method === 'GET' ? url.pathname.match(route) : null;
+    const key = match ? decodeURIComponent(match[1]) : '';
+    const expires = url.searchParams.get(names.expires) ?? '';
+    const xml = (status: number, code: string, message: string) => res.writeHead(status, { 'content-type': 'application/xml' }).end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+    if (!match) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
+    if (style === 's3' && authorization !== undefined) return xml(400, 'InvalidArgument', 'Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query string parameter or the Authorization header should be specified');
+    if (url.searchParams.get(names.signature) !== sign(key, expires) || Number(expires) * 1000 < Date.now()) return xml(403, 'AccessDenied', 'Request has expired or the signature does not match');
+    const item = store.media.get(key);
+    if (!item) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
+    res.writeHead(200, { 'content-type': item.mimeType, 'content-length': String(item.bytes.length) }).end(item.bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  store.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  store.close = () => new Promise<void>((resolve) => (server.close(() => resolve()), server.closeAllConnections()));
+  return store;
+}
+
+/** Twilio's 401 for a request without the account's Basic credentials. */
+const twilioUnauthenticated = (): Own => json(401, { code: 20003, message: 'Authenticate', more_info: 'https://www.twilio.com/docs/errors/20003', status: 401 });
+
+/**
+ * The Twilio fake (at `target`) with MMS media in front, for the account `account()`:
+ * `media` by MediaSid; a good request is redirected (307) to `store`, which is given the
+ * bytes under the MediaSid.
+ */
+export function startTwilioMediaFront(target: string, account: () => { sid: string; authToken: string }, store: MediaStore): Promise<MediaFront> {
+  return startFront(target, ({ method, path: route, authorization }, front) => {
+    const media = method === 'GET' ? route.match(/^\/2010-04-01\/Accounts\/([^/]+)\/Messages\/([^/]+)\/Media\/([^/]+)$/) : null;
+    if (!media) return null;
+    const { sid, authToken } = account();
+    const basic = /^Basic (.+)$/.exec(authorization ?? '');
+    const [user, password] = basic ? Buffer.from(basic[1], 'base64').toString('utf8').split(/:(.*)/s) : [];
+    if (user !== sid || password !== authToken) return twilioUnauthenticated();
+    const mediaSid = decodeURIComponent(media[3]);
+    const item = front.media.get(mediaSid);
+    if (media[1] !== sid || !item) return json(404, { code: 20404, message: `The requested resource ${route} was not found`, more_info: 'https://www.twilio.com/docs/errors/20404', status: 404 });
+    store.media.set(mediaSid, item);
+    return { status: 307, headers: { location: store.signed(mediaSid) }, body: '' };
+  });
+}
+
+/** A voice clip as Messenger carries one (its `audioclip-….mp4`): espeak-ng's speech of `text`, AAC in MP4. */
+export function voiceClip(text: string): Buffer {
+  requireTools('espeak-ng', 'ffmpeg');
+  const scratch = scratchDir();
+  try {
+    const wav = speak(path.join(scratch.dir, 'speech.wav'), text);
+    return readFileSync(encode(wav, path.join(scratch.dir, 'clip.mp4'), ['-c:a', 'aac', '-b:a', '32k', '-movflags', '+faststart'], 'mp4'));
+  } finally {
+    scratch.remove();
+  }
 }
 
 /** A voice note as WhatsApp and Telegram carry them: espeak-ng's speech of `text`, encoded to Opus in Ogg. */

@@ -124,3 +124,149 @@ describe('the filesystem storage driver', () => {
     read.body.destroy();
   });
 });
+
+describe('the filesystem storage driver listing files', () => {
+  const HOUR = 3_600_000;
+  const listed = async (prefix: string, options?: { olderThan?: Date }) => {
+    const found = [];
+    for await (const file of storage.list(prefix, options)) found.push(file);
+    return found.sort((a, b) => (a.key < b.key ? -1 : 1));
+  };
+  const keysOf = async (prefix: string, options?: { olderThan?: Date }) => (await listed(prefix, options)).map((file) => file.key);
+  /** Sets a stored file's modification time. */
+  const age = (key: string, at: Date) => fs.utimesSync(path.join(root, key), at, at);
+
+  beforeEach(async () => {
+    for (const key of ['transcriptions/incoming/a.wav', 'transcriptions/incoming/b.ogg', 'transcriptions/incoming/deep/c.wav', 'transcriptions/t1/d.wav', 'transcriptions/inbox.txt', 'calls/t1/e.wav']) {
+      await storage.put(key, Buffer.from(key), { contentType: 'audio/wav' });
+    }
+  });
+
+  it('finds the files under a prefix, in sub-folders too, with their size and modification time, and nothing of its own (types, temporary files)', async () => {
+    fs.writeFileSync(path.join(root, 'transcriptions/incoming/.x.wav.0190a3c4-0000-7000-8000-000000000000.tmp'), 'partial');
+    const stat = fs.statSync(path.join(root, 'transcriptions/incoming/a.wav'));
+    const files = await listed('transcriptions/incoming/');
+    expect(files.map((file) => file.key)).toEqual(['transcriptions/incoming/a.wav', 'transcriptions/incoming/b.ogg', 'transcriptions/incoming/deep/c.wav']);
+    expect(files[0]).toEqual({ key: 'transcriptions/incoming/a.wav', size: 'transcriptions/incoming/a.wav'.length, modifiedAt: stat.mtime });
+  });
+
+  it('takes a prefix that ends inside a name, as S3 does, and an empty one for the whole store', async () => {
+    expect(await keysOf('transcriptions/in')).toEqual(['transcriptions/inbox.txt', 'transcriptions/incoming/a.wav', 'transcriptions/incoming/b.ogg', 'transcriptions/incoming/deep/c.wav']);
+    expect(await keysOf('transcriptions/incoming/a')).toEqual(['transcriptions/incoming/a.wav']);
+    expect(await keysOf('')).toHaveLength(6);
+    expect(await keysOf('calls/t1/e.wav')).toEqual(['calls/t1/e.wav']);
+  });
+
+  it('finds nothing under a folder that is not there, or where a file is', async () => {
+    expect(await keysOf('nothing/here/')).toEqual([]);
+    expect(await keysOf('calls/t1/e.wav/')).toEqual([]);
+    expect(await keysOf('zz')).toEqual([]);
+  });
+
+  it('with olderThan, only the files last written before it', async () => {
+    const now = Date.now();
+    age('transcriptions/incoming/a.wav', new Date(now - 3 * HOUR));
+    age('transcriptions/incoming/deep/c.wav', new Date(now - 2 * HOUR));
+    expect(await keysOf('transcriptions/incoming/', { olderThan: new Date(now - HOUR) })).toEqual(['transcriptions/incoming/a.wav', 'transcriptions/incoming/deep/c.wav']);
+    expect(await keysOf('transcriptions/incoming/', { olderThan: new Date(now - 2.5 * HOUR) })).toEqual(['transcriptions/incoming/a.wav']);
+    expect(await keysOf('transcriptions/incoming/', { olderThan: new Date(now - 4 * HOUR) })).toEqual([]);
+  });
+
+  it('reads a large folder as the caller iterates, and lets it stop part-way', async () => {
+    for (let i = 0; i < 150; i++) fs.writeFileSync(path.join(root, `transcriptions/incoming/many-${i}.wav`), 'x');
+    expect(await keysOf('transcriptions/incoming/many-')).toHaveLength(150);
+    let seen = 0;
+    for await (const file of storage.list('transcriptions/incoming/')) {
+      expect(file.key.startsWith('transcriptions/incoming/')).toBe(true);
+      if (++seen === 10) break;
+    }
+    expect(seen).toBe(10);
+  });
+
+  it('skips what no key can name and does not follow symbolic links out of its folder', async () => {
+    const outside = path.join(parent, 'outside');
+    fs.mkdirSync(path.join(outside, 'secret'), { recursive: true });
+    fs.writeFileSync(path.join(outside, 'secret/passwd'), 'root');
+    fs.symlinkSync(outside, path.join(root, 'transcriptions/incoming/link'));
+    fs.symlinkSync(path.join(outside, 'secret/passwd'), path.join(root, 'transcriptions/incoming/passwd.wav'));
+    fs.writeFileSync(path.join(root, 'transcriptions/incoming/back\\slash.wav'), 'x');
+    fs.mkdirSync(path.join(root, 'transcriptions/incoming/.hidden'));
+    fs.writeFileSync(path.join(root, 'transcriptions/incoming/.hidden/f.wav'), 'x');
+    expect(await keysOf('transcriptions/incoming/')).toEqual(['transcriptions/incoming/a.wav', 'transcriptions/incoming/b.ogg', 'transcriptions/incoming/deep/c.wav']);
+  });
+
+  it('refuses a prefix that could leave its folder, reading nothing', async () => {
+    for (const prefix of ['../', '../files/', 'a/../../', '/etc/', '..', 'a/.', 'a\\..\\', 'a//', 'a\0']) {
+      await expect(keysOf(prefix)).rejects.toBeInstanceOf(InvalidStorageKeyError);
+      await expect(storage.removeUnfinished(prefix, { olderThan: new Date() })).rejects.toBeInstanceOf(InvalidStorageKeyError);
+    }
+  });
+});
+
+describe('the filesystem storage driver removing unfinished writes', () => {
+  const HOUR = 3_600_000;
+  const incoming = () => path.join(root, 'transcriptions/incoming');
+  const at = (file: string, when: Date) => fs.utimesSync(file, when, when);
+  const temp = (name: string) => `.${name}.${'0190a3c4-1b2c-7d3e-8f40-5a6b7c8d9e0f'}.tmp`;
+  /** The temporary file of the put in progress under incoming/, once `size` bytes have reached it. */
+  const tempFileOf = async (size: number) => {
+    for (let i = 0; i < 100; i++) {
+      const found = fs.existsSync(incoming()) && fs.readdirSync(incoming()).find((name) => name.endsWith('.tmp'));
+      if (found && fs.statSync(path.join(incoming(), found)).size === size) return path.join(incoming(), found);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error(`no write reached ${size} bytes`);
+  };
+
+  it('removes old temporary files and types whose file never arrived under the prefix, and nothing else', async () => {
+    await storage.put('transcriptions/incoming/whole.wav', Buffer.from('whole'), { contentType: 'audio/wav' });
+    await storage.put('transcriptions/t1/kept.wav', Buffer.from('kept'), { contentType: 'audio/wav' });
+    const old = new Date(Date.now() - 3 * HOUR);
+    const files = {
+      deadWrite: path.join(incoming(), temp('u1.wav')),
+      deadTypeWrite: path.join(incoming(), temp('u1.wav.meta.json')),
+      orphanType: path.join(incoming(), '.u2.wav.meta.json'),
+      freshWrite: path.join(incoming(), temp('u3.wav')),
+      deadWriteElsewhere: path.join(root, 'transcriptions/t1', temp('u4.wav')),
+    };
+    for (const file of Object.values(files)) fs.writeFileSync(file, 'x');
+    for (const file of [files.deadWrite, files.deadTypeWrite, files.orphanType, files.deadWriteElsewhere, path.join(incoming(), 'whole.wav'), path.join(incoming(), '.whole.wav.meta.json')]) at(file, old);
+
+    await expect(storage.removeUnfinished('transcriptions/incoming/', { olderThan: new Date(Date.now() - HOUR) })).resolves.toBe(3);
+
+    expect(fs.readdirSync(incoming()).sort()).toEqual(['.whole.wav.meta.json', path.basename(files.freshWrite), 'whole.wav'].sort());
+    expect(fs.existsSync(files.deadWriteElsewhere)).toBe(true);
+    const read = await storage.read('transcriptions/incoming/whole.wav');
+    expect(read.contentType).toBe('audio/wav');
+    read.body.destroy();
+    await expect(storage.removeUnfinished('transcriptions/incoming/', { olderThan: new Date(Date.now() - HOUR) })).resolves.toBe(0);
+  });
+
+  it('removes a write that stopped for longer than the age (as a dead process leaves it)', async () => {
+    const body = new Readable({ read() {} });
+    const put = storage.put('transcriptions/incoming/slow.wav', body, { contentType: 'audio/wav' });
+    body.push(Buffer.alloc(1000, 1));
+    const file = await tempFileOf(1000);
+    // As if it had begun hours ago and stalled; then bytes arrive again.
+    at(file, new Date(Date.now() - 3 * HOUR));
+    expect(await storage.removeUnfinished('transcriptions/incoming/', { olderThan: new Date(Date.now() - HOUR) })).toBe(1);
+    expect(fs.existsSync(file)).toBe(false);
+    // Here the writer is alive after all: its rename into place finds no file, and the put fails rather than store nothing.
+    body.push(null);
+    await expect(put).rejects.toThrow('ENOENT');
+  });
+
+  it('never removes a write still streaming in: each chunk that lands touches its temporary file, however long ago it began', async () => {
+    const body = new Readable({ read() {} });
+    const put = storage.put('transcriptions/incoming/steady.wav', body, { contentType: 'audio/wav' });
+    body.push(Buffer.alloc(1000, 1));
+    const file = await tempFileOf(1000);
+    at(file, new Date(Date.now() - 3 * HOUR));
+    body.push(Buffer.alloc(1000, 2));
+    await tempFileOf(2000);
+    expect(fs.statSync(file).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+    expect(await storage.removeUnfinished('transcriptions/incoming/', { olderThan: new Date(Date.now() - HOUR) })).toBe(0);
+    body.push(null);
+    await expect(put).resolves.toEqual({ path: 'transcriptions/incoming/steady.wav', size: 2000 });
+  });
+});

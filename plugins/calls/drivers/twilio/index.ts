@@ -1,5 +1,5 @@
 import { TwilioCredentials, verifyTwilioSignature } from '../../../channels';
-import { TelephonySendError, defineTelephonyDriver, type CallDriverContext, type CallEvent, type ProviderCallStatus } from '../../driver';
+import { TelephonySendError, defineTelephonyDriver, type CallDriverContext, type CallEvent, type ProviderCallStatus, type TransferOutcome } from '../../driver';
 import { CALL_NOT_IN_PROGRESS, TwilioCallError, conferenceSid, getRecording, postCalls, postParticipant } from './rest';
 import { conferenceTwiml, renderTwiml } from './twiml';
 
@@ -10,6 +10,16 @@ const STATUSES: Record<string, ProviderCallStatus> = {
   ringing: 'ringing',
   'in-progress': 'in_progress',
   completed: 'completed',
+  busy: 'busy',
+  'no-answer': 'no_answer',
+  failed: 'failed',
+  canceled: 'canceled',
+};
+
+/** Twilio's `DialCallStatus` values (`answered` is what a dialled conference reports for `completed`). */
+const DIAL_OUTCOMES: Record<string, TransferOutcome> = {
+  completed: 'completed',
+  answered: 'completed',
   busy: 'busy',
   'no-answer': 'no_answer',
   failed: 'failed',
@@ -55,7 +65,8 @@ async function setMuted(context: CallDriverContext<TwilioCredentials>, externalI
  * each turn a TwiML `<Gather input="speech">` whose `SpeechResult` comes back to the
  * listen callback, replies in `<Say>`, status callbacks for every state, answering
  * machine detection (`DetectMessageEnd`: the machine is known after its greeting,
- * so a voicemail message lands after the beep) and recordings. Credentials are those of
+ * so a voicemail message lands after the beep), recordings, and transfers as `<Dial>` whose
+ * `action` (the `dial` callback) reports `DialCallStatus`. Credentials are those of
  * the Twilio channel connection (one account carries SMS and calls).
  */
 export const twilioVoiceDriver = defineTelephonyDriver({
@@ -129,6 +140,11 @@ export const twilioVoiceDriver = defineTelephonyDriver({
         const status = STATUSES[body.CallStatus ?? ''];
         if (!status) throw new Error(`unknown CallStatus ${JSON.stringify(body.CallStatus ?? null)}`);
         return [{ kind: 'status', status, durationSeconds: number(body.CallDuration) }];
+      }
+      case 'dial': {
+        const outcome = DIAL_OUTCOMES[body.DialCallStatus ?? ''];
+        if (!outcome) throw new Error(`unknown DialCallStatus ${JSON.stringify(body.DialCallStatus ?? null)}`);
+        return [{ kind: 'transfer_ended', outcome, durationSeconds: number(body.DialCallDuration) }];
       }
       case 'recording':
         if (body.RecordingStatus !== undefined && body.RecordingStatus !== 'completed') return [];

@@ -7,8 +7,10 @@ import type { CallInstruction, CallbackKind, ServedKind } from '../../driver';
  * the same action (`actionOnEmptyResult`), so the plugin, not Twilio, decides what a
  * silence means.
  *
- * A transfer is a `<Dial>` with no `action`: once the parties hang up the call is over
- * (the agent has left it). `cold` dials the destination bare; `warm` gives the `<Number>`
+ * A transfer is a `<Dial>` whose `action` is the call's `dial` callback: Twilio requests it
+ * when the dial ends, with `DialCallStatus`, and plays what we answer to the caller (a
+ * hangup after a completed transfer, the agent's fallback line and a `<Gather>` when nobody
+ * answered). `timeout` is how long the callee rings. `cold` dials the destination bare; `warm` gives the `<Number>`
  * (or `<Sip>`) noun a `url`, which Twilio fetches on the callee's leg once they answer and
  * plays to them alone before bridging the caller (Twilio's documented whisper): our
  * `announce` URL answers a `<Say>` of the announcement.
@@ -36,7 +38,8 @@ export function renderTwiml(instructions: readonly CallInstruction[], callbackUr
       case 'transfer': {
         flushSays();
         const whisper = instruction.mode === 'warm' && instruction.announcement?.text.trim() ? announceUrl(callbackUrl('announce'), instruction.announcement.text) : null;
-        verbs.push(`<Dial>${dialTarget(instruction.destination, whisper)}</Dial>`);
+        const timeout = instruction.timeoutSeconds === undefined ? '' : ` timeout="${instruction.timeoutSeconds}"`;
+        verbs.push(`<Dial action="${xml(callbackUrl('dial'))}" method="POST"${timeout}>${dialTarget(instruction.destination, whisper)}</Dial>`);
         break;
       }
       case 'hangup':

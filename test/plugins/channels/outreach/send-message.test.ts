@@ -280,6 +280,123 @@ describe('send_message tasks on the chatapp', () => {
     expect(Object.keys((await createTask(agent, '+34600000122', { message: 'Hi', header: { type: 'text', text: 'x' } }).expect(422)).body.errors)).toEqual(['task_data.header']);
   });
 
+  it('checks a waiting task’s new task_data through the executor on PATCH: 422 at the path and the task unchanged, a fitting one taken', async () => {
+    const { agent } = await chatappAgent();
+    const template = await syncedTemplate('edit_values', 2);
+    const other = await syncedTemplate('edit_other', 1);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const data = { message_type: 'chatapp_template', template_uuid: template.uuid, variables: ['Ana', 'Monday'] };
+    const created = await kit.api
+      .post('/api/v1/tasks')
+      .send({ type: 'send_message', agent_uuid: agent, contact: { phone_number: '+34600000130' }, task_data: data, scheduled_at: later, title: 'Reminder' })
+      .expect(201);
+    const uuid = created.body.data.uuid as string;
+    const patch = (body: Record<string, unknown>) => kit.api.patch(`/api/v1/tasks/${uuid}`).send(body);
+    const unchanged = async () => {
+      const task = (await kit.api.get(`/api/v1/tasks/${uuid}`).expect(200)).body.data;
+      expect(task).toMatchObject({ title: 'Reminder', status: 'scheduled', task_data: data });
+    };
+
+    // Too few values for the template: refused at the path, the title sent with it not taken either.
+    const tooFew = await patch({ title: 'Changed', task_data: { ...data, variables: ['Ana'] } }).expect(422);
+    expect(Object.keys(tooFew.body.errors)).toEqual(['task_data.variables']);
+    await unchanged();
+    // A template of no one, and a value that is not one, each at its path.
+    expect(Object.keys((await patch({ task_data: { ...data, template_uuid: '0b5c0f0e-1111-4222-8333-444455556666' } }).expect(422)).body.errors)).toEqual(['task_data.template_uuid']);
+    expect(Object.keys((await patch({ task_data: { ...data, variables: ['Ana', { type: 'location' }] } }).expect(422)).body.errors)).toEqual(['task_data.variables.1']);
+    expect(Object.keys((await patch({ task_data: { message: '  ' } }).expect(422)).body.errors)).toEqual(['task_data.message']);
+    // With the generic checks' problems, all in one answer.
+    const both = await patch({ priority: 3, expires_at: new Date(Date.now() + 60_000).toISOString(), task_data: { ...data, variables: ['Ana'] } }).expect(422);
+    expect(Object.keys(both.body.errors).sort()).toEqual(['expires_at', 'task_data.variables']);
+    await unchanged();
+
+    // What fits the (other) template is taken.
+    const fitting = { message_type: 'chatapp_template', template_uuid: other.uuid, variables: ['Bea'] };
+    const taken = await patch({ title: 'Changed', task_data: fitting }).expect(200);
+    expect(taken.body.data).toMatchObject({ title: 'Changed', task_data: fitting });
+    await patch({ task_data: { message: 'Plain text now' } }).expect(200);
+    // An edit without task_data does not check the stored one again.
+    await patch({ title: 'Again' }).expect(200);
+  });
+
+  it('sends a template’s currency and date_time body values in the Cloud API’s shape, checked at creation', async () => {
+    const { agent } = await chatappAgent();
+    const template = await syncedTemplate('invoice_due', 3, { components: [{ type: 'BODY', text: 'Your total of {{1}} is due on {{2}}, {{3}}.' }] });
+    const named = await syncedTemplate('invoice_named', 0, {
+      components: [{ type: 'HEADER', format: 'TEXT', text: 'Invoice {{number}}' }, { type: 'BODY', text: 'Pay {{amount}} by {{due}}.' }],
+    });
+    const currency = { type: 'currency', currency: { fallback_value: '€12.50', code: 'EUR', amount_1000: 12500 } };
+    const dateTime = { type: 'date_time', date_time: { fallback_value: 'May 3, 2027' } };
+    const created = await createTask(agent, '+34600000140', { message_type: 'chatapp_template', template_uuid: template.uuid, variables: [currency, dateTime, 'Ana'] }).expect(201);
+    const task = await finished(created.body.data.uuid);
+    expect(task).toMatchObject({ status: 'completed', last_error: null });
+    const [sent] = graph.state.templateSends.filter((s) => s.to === '34600000140');
+    expect((sent.request.template as any).components).toEqual([
+      {
+        type: 'body',
+        parameters: [
+          { type: 'currency', currency: { fallback_value: '€12.50', code: 'EUR', amount_1000: 12500 } },
+          { type: 'date_time', date_time: { fallback_value: 'May 3, 2027' } },
+          { type: 'text', text: 'Ana' },
+        ],
+      },
+    ]);
+    // The conversation shows what the customer reads: the fallback texts.
+    const [message] = await messagesOf(task.result.conversation_uuid);
+    expect(message.content).toBe('Your total of €12.50 is due on May 3, 2027, Ana.');
+
+    // Named placeholders carry their names; the header's stays text.
+    const namedTask = await createTask(agent, '+34600000141', {
+      message_type: 'chatapp_template',
+      template_uuid: named.uuid,
+      variables: { header: ['A-12'], body: [{ type: 'currency', currency: { fallback_value: '$5', code: 'USD', amount_1000: 5000 } }, dateTime] },
+    }).expect(201);
+    expect((await finished(namedTask.body.data.uuid)).status).toBe('completed');
+    const [namedSend] = graph.state.templateSends.filter((s) => s.to === '34600000141');
+    expect((namedSend.request.template as any).components).toEqual([
+      { type: 'header', parameters: [{ type: 'text', text: 'A-12', parameter_name: 'number' }] },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'currency', currency: { fallback_value: '$5', code: 'USD', amount_1000: 5000 }, parameter_name: 'amount' },
+          { type: 'date_time', date_time: { fallback_value: 'May 3, 2027' }, parameter_name: 'due' },
+        ],
+      },
+    ]);
+
+    // What the Cloud API would not take is refused at creation, each at its path.
+    const refused = async (first: unknown, second: unknown = dateTime) =>
+      Object.keys((await createTask(agent, '+34600000142', { message_type: 'chatapp_template', template_uuid: template.uuid, variables: [first, second, 'Ana'] }).expect(422)).body.errors).sort();
+    const withCurrency = (changes: Record<string, unknown>) => ({ type: 'currency', currency: { ...currency.currency, ...changes } });
+    expect(await refused(withCurrency({ code: 'eur' }))).toEqual(['task_data.variables.0.currency.code']);
+    expect(await refused(withCurrency({ code: 'ABC' }))).toEqual(['task_data.variables.0.currency.code']);
+    expect(await refused(withCurrency({ amount_1000: 12.5 }))).toEqual(['task_data.variables.0.currency.amount_1000']);
+    expect(await refused(withCurrency({ amount_1000: '12500' }))).toEqual(['task_data.variables.0.currency.amount_1000']);
+    expect(await refused(withCurrency({ fallback_value: '' }))).toEqual(['task_data.variables.0.currency.fallback_value']);
+    expect(await refused(withCurrency({ symbol: '€' }))).toEqual(['task_data.variables.0.currency.symbol']);
+    expect(await refused({ type: 'currency' })).toEqual(['task_data.variables.0.currency']);
+    expect(await refused({ type: 'location', location: {} })).toEqual(['task_data.variables.0']);
+    expect(await refused(currency, { type: 'date_time', date_time: {} })).toEqual(['task_data.variables.1.date_time.fallback_value']);
+    expect(await refused(currency, { type: 'date_time', date_time: { fallback_value: 'May 3', year: 2027 } })).toEqual(['task_data.variables.1.date_time.year']);
+    expect(await refused(currency, { ...dateTime, text: 'x' })).toEqual(['task_data.variables.1.text']);
+    const inHeader = await createTask(agent, '+34600000142', { message_type: 'chatapp_template', template_uuid: named.uuid, variables: { header: [currency], body: ['5', 'May'] } }).expect(422);
+    expect(Object.keys(inHeader.body.errors)).toEqual(['task_data.variables.header.0.type']);
+  });
+
+  it('the local Graph server refuses currency and date_time parameters the Cloud API would not take', async () => {
+    await syncedTemplate('fake_checks', 1);
+    const send = (parameter: Record<string, unknown>) =>
+      fetch(`${graph.apiBaseUrl}/${graph.state.phoneNumberId}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${graph.state.accessToken}` },
+        body: JSON.stringify({ messaging_product: 'whatsapp', to: '34600000150', type: 'template', template: { name: 'fake_checks', language: { code: 'en_US' }, components: [{ type: 'body', parameters: [parameter] }] } }),
+      });
+    expect((await send({ type: 'currency', currency: { fallback_value: '$5', code: 'usd', amount_1000: 5000 } })).status).toBe(400);
+    expect((await send({ type: 'currency', currency: { fallback_value: '$5', code: 'USD', amount_1000: 5.5 } })).status).toBe(400);
+    expect((await send({ type: 'date_time', date_time: {} })).status).toBe(400);
+    expect((await send({ type: 'date_time', date_time: { fallback_value: 'May 3' } })).status).toBe(200);
+  });
+
   it('the executor’s check of task_data names each problem at its path', async () => {
     await chatappAgent();
     const template = await syncedTemplate('check_values', 2);

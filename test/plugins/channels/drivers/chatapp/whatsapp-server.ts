@@ -18,7 +18,7 @@ import { graphErrorReply, isRecord, jsonBody, refuseToken, takeFailure, unknownO
  * status: 'PENDING', category}`), `DELETE ?name=` removing every language of the name,
  * and template sends (`type: 'template'`, `template: {name, language: {code}, components}`),
  * refused unless the template exists in that language and its header (text values or a
- * media link), body and buttons (quick reply payloads, URL suffixes) are filled as the
+ * media link), body (text, currency or date_time values) and buttons (quick reply payloads, URL suffixes) are filled as the
  * template was made; accepted ones are recorded in `state.templateSends`.
  *
  * Not played: media, interactive messages, the 24-hour window (the platform enforces it; we check it before sending).
@@ -37,7 +37,7 @@ export interface WhatsAppState extends FailureScript {
   templates: FakeTemplate[];
   /** The most templates one list page answers, whatever `limit` asks. */
   templatePageSize: number;
-  /** Template messages accepted, in order: the template, the body's values, the header's parameter and the buttons' values as sent. */
+  /** Template messages accepted, in order: the template, the body's values (a currency's or date_time's fallback text), the header's parameter and the buttons' values as sent. */
   templateSends: Array<{
     id: string;
     to: string;
@@ -106,9 +106,29 @@ const formatMismatch = (details: string): VendorReply => graphErrorReply(400, { 
 const MEDIA_FORMATS = ['IMAGE', 'VIDEO', 'DOCUMENT'];
 
 /**
+ * Why one parameter of a text header or the body is refused: a header takes `text`
+ * parameters; the body also the localised ones, `{type: 'currency', currency:
+ * {fallback_value, code (ISO 4217), amount_1000 (an integer)}}` and `{type: 'date_time',
+ * date_time: {fallback_value}}`, each with all its members.
+ */
+function parameterRefusal(component: string, parameter: Record<string, unknown>): VendorReply | null {
+  if (parameter.type === 'text') return typeof parameter.text === 'string' && parameter.text !== '' ? null : invalidParameter(`Invalid parameter: ${component} text parameter needs text.`);
+  if (component !== 'body' || (parameter.type !== 'currency' && parameter.type !== 'date_time')) return formatMismatch(`${component}: parameter type ${String(parameter.type)} is not accepted here`);
+  const inner = parameter[parameter.type];
+  if (!isRecord(inner) || typeof inner.fallback_value !== 'string' || inner.fallback_value === '') return invalidParameter(`The parameter ${parameter.type}['fallback_value'] is required.`);
+  if (parameter.type === 'date_time') return null;
+  if (typeof inner.code !== 'string' || !/^[A-Z]{3}$/.test(inner.code)) return invalidParameter("Invalid parameter: currency['code'] must be an ISO 4217 currency code.");
+  if (typeof inner.amount_1000 !== 'number' || !Number.isInteger(inner.amount_1000)) return invalidParameter("Invalid parameter: currency['amount_1000'] must be an integer.");
+  return null;
+}
+
+/** What a parameter shows: its text, or a localised value's fallback text (the Cloud API always shows that). */
+const parameterValue = (parameter: Record<string, unknown>): string => (parameter.type === 'text' ? String(parameter.text) : String((parameter[String(parameter.type)] as Record<string, unknown>).fallback_value));
+
+/**
  * A template send: the template must exist in that language; the header, body and each
- * button must be filled as the template was made. A text header and the body take text
- * parameters, one per placeholder; a media header (IMAGE, VIDEO, DOCUMENT) takes one
+ * button must be filled as the template was made. A text header takes text parameters and
+ * the body text, currency or date_time ones (parameterRefusal), one per placeholder; a media header (IMAGE, VIDEO, DOCUMENT) takes one
  * parameter of its type with a `link`; a button is `{type: 'button', sub_type, index:
  * '<n>', parameters}`: a QUICK_REPLY one a `payload` parameter, a URL one whose url has
  * `{{1}}` a `text` parameter (the suffix), which it must be given.
@@ -139,8 +159,11 @@ function handleTemplateSend(body: Record<string, unknown>, to: string, state: Wh
       continue;
     }
     const expected = placeholderCount(component.text);
-    if (parameters.some((parameter) => parameter.type !== 'text' || typeof parameter.text !== 'string')) return formatMismatch(`${type}: expected text parameters`);
-    const values = parameters.map((parameter) => String(parameter.text));
+    for (const parameter of parameters) {
+      const refused = parameterRefusal(type, parameter);
+      if (refused) return refused;
+    }
+    const values = parameters.map(parameterValue);
     if (values.length !== expected) return paramsMismatch(`${type}: number of localizable_params (${values.length}) does not match the expected number of params (${expected})`);
     if (type === 'body') bodyValues = values;
     if (type === 'header' && values.length > 0) header = parameters[0];
