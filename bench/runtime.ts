@@ -262,6 +262,11 @@ async function main(): Promise<void> {
     }
     if (webhooks) {
       rows.push(['webhook deliveries/s  kernel | baseline', `${cell(webhooks.deliveriesPerSecond, '/s')} | ${cell(webhooks.baselinePerSecond, '/s')}`, `goal kernel >= ${GOALS.deliveriesPerSecond}/s ${met('deliveriesPerSecond')}`]);
+      if (webhooks.floor) {
+        rows.push(['webhook deliveries floor: /s | statements each', `${cell(webhooks.floor.perSecond, '/s')} | ${fmt(webhooks.floor.statementsPerDelivery, 2)}`, 'the design’s statements from bare pg, the same POSTs']);
+        rows.push(['webhook deliveries: kernel/floor', `${fmt(100 * (webhooks.kernelShareOfFloor ?? NaN), 1)}%`, '']);
+      }
+      rows.push(['webhook deliveries: SQL round trips each (kernel)', fmt(webhooks.statementsPerDelivery, 2), 'counted in process']);
       if (webhooks.restart) rows.push(['webhook restart: lost | duplicates', `${webhooks.restart.lost} | ${webhooks.restart.duplicates}`, `goal 0 lost ${met('restartLost')}`]);
     }
     printTable(rows, 24);

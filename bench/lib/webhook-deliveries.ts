@@ -6,7 +6,11 @@
  * `webhook-id`s). Beside it, in the same run: the floor of the HTTP side, the same N
  * signed POSTs from bare undici at the same concurrency to the same receiver; and a
  * restart variant that stops the kernel a third of the way through and boots a new one
- * on the same database, counting deliveries lost (never received) and sent twice.
+ * on the same database, counting deliveries lost (never received) and sent twice. And
+ * the floor of the design (webhook-deliveries-floor.ts): the statements a delivery cannot
+ * do without, from bare pg, with the same POSTs; the kernel is judged as a share of it.
+ * SQL round trips per delivery are counted in process (statement-counter.ts) for the
+ * kernel's run and the floor's.
  *
  * The receiver runs in this process (as does the kernel), so both variants pay for it.
  */
@@ -19,6 +23,8 @@ import { Type, coreServices, defineRoute, definePlugin } from '../../core';
 import { createTestDatabase, startTestKernel, type TestKernel } from '../../core/testing';
 import { agentWebhookEvents } from '../../plugins/agents';
 import { webhookHeaders } from '../../plugins/agent-webhooks';
+import { UNCOUNTED, statementCounter, type StatementCounts } from './statement-counter';
+import { deliveryFloor, type DeliveryFloorResult } from './webhook-deliveries-floor';
 
 export interface WebhookDeliveryBenchOptions {
   /** Events per run (default 2000). */
@@ -29,6 +35,8 @@ export interface WebhookDeliveryBenchOptions {
   kernelConfig?: Record<string, unknown>;
   /** Run the restart variant too (default true). */
   restart?: boolean;
+  /** Run the floor too (default true). */
+  floor?: boolean;
 }
 
 export interface WebhookDeliveryBenchResult {
@@ -41,6 +49,12 @@ export interface WebhookDeliveryBenchResult {
   /** The same N signed POSTs from bare undici at the same concurrency. */
   baselinePerSecond: number;
   baselineSeconds: number;
+  /** SQL round trips of this process during the kernel's run, per delivery, and the commonest. */
+  statementsPerDelivery: number;
+  statements: StatementCounts;
+  /** The design's floor (webhook-deliveries-floor.ts), and the kernel's rate as a share of it. */
+  floor?: DeliveryFloorResult;
+  kernelShareOfFloor?: number;
   restart?: { n: number; lost: number; duplicates: number; seconds: number };
 }
 
@@ -79,6 +93,10 @@ interface Receiver {
   close(): Promise<void>;
 }
 
+/** BENCH_WEBHOOK_TRACE=1: arrivals per 250 ms of the kernel's run on stderr (where the time goes). */
+const TRACE = process.env.BENCH_WEBHOOK_TRACE === '1';
+const arrivals: number[] = [];
+
 async function startReceiver(): Promise<Receiver> {
   const state = { lastAt: 0 };
   const ids = new Map<string, number>();
@@ -89,6 +107,7 @@ async function startReceiver(): Promise<Receiver> {
       if (!req.headers['webhook-signature']) res.statusCode = 400;
       else ids.set(id, (ids.get(id) ?? 0) + 1);
       state.lastAt = performance.now();
+      if (TRACE) arrivals.push(state.lastAt);
       res.end();
     });
   });
@@ -111,10 +130,10 @@ async function startReceiver(): Promise<Receiver> {
   };
 }
 
-async function setUp(kit: TestKernel, url: string): Promise<string> {
+async function setUp(kit: TestKernel, url: string): Promise<{ agent: string; webhook: string }> {
   const agent = (await kit.api.post('/api/v1/agents').send({ name: 'Bench' }).expect(201)).body.data.agent_uuid as string;
-  await kit.api.post(`/api/v1/agents/${agent}/webhooks`).send({ url, events: [PING], secret: SECRET }).expect(200);
-  return agent;
+  const hooks = (await kit.api.post(`/api/v1/agents/${agent}/webhooks`).send({ url, events: [PING], secret: SECRET }).expect(200)).body.data.webhooks;
+  return { agent, webhook: hooks[hooks.length - 1].webhook_uuid as string };
 }
 
 /** The floor of the HTTP side: N signed POSTs from undici, `concurrency` at once. */
@@ -143,26 +162,73 @@ export async function benchWebhookDeliveries(options: WebhookDeliveryBenchOption
   const concurrency = options.concurrency ?? 32;
   // One secrets key for both kernels of the restart variant (the webhook's secret is sealed with it);
   // a short lease: rows the stopped kernel had claimed but not handed over wait for it to run out.
+  statementCounter.install();
   const config = { databasePoolMax: 20, busLeaseSeconds: 10, secretsKey: crypto.randomBytes(32).toString('base64'), ...options.kernelConfig, 'agent-webhooks': { concurrency, retrySchedule: '1s,2s,5s' }, logLevel: 'warn' };
   const receiver = await startReceiver();
   const database = await createTestDatabase();
   try {
     // Throughput.
     let kit = await startTestKernel({ plugins: PLUGINS, databaseUrl: database.url, config });
-    const agent = await setUp(kit, receiver.url);
+    const { agent, webhook } = await setUp(kit, receiver.url);
     const publish = (count: number, from: number, on: TestKernel) => on.api.post('/api/v1/bench-webhook/publish').send({ agent_uuid: agent, n: count, from }).expect(200);
     // Warm-up: connections, JIT, the first plans.
     await publish(200, -200, kit);
     await receiver.waitFor(200, 60_000);
+    await settle(kit);
     receiver.ids.clear();
+    statementCounter.reset();
     const started = performance.now();
+    let tracing = TRACE;
+    const probe = TRACE
+      ? (async () => {
+          const line: string[] = [];
+          while (tracing) {
+            const [row]: any[] = await kit.kernel.orm.em.fork().getConnection().execute(`${UNCOUNTED}select count(*)::int as made, count(*) filter (where status = 'pending')::int as pending from agent_webhook_deliveries`);
+            line.push(`${Math.round(performance.now() - started)}:${row.made}/${row.pending}`);
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+          console.error('delivery rows made/pending:', line.join(' '));
+        })()
+      : undefined;
     await publish(n, 0, kit);
     await receiver.waitFor(n, 300_000);
+    tracing = false;
+    await probe;
     const seconds = (receiver.lastAt - started) / 1000;
     const delivered = receiver.ids.size;
+    if (TRACE) {
+      const buckets = new Map<number, number>();
+      for (const at of arrivals) if (at >= started) buckets.set(Math.floor((at - started) / 250), (buckets.get(Math.floor((at - started) / 250)) ?? 0) + 1);
+      console.error('arrivals per 250 ms:', [...buckets].map(([bucket, count]) => `${bucket * 250}:${count}`).join(' '));
+    }
     if (delivered < n) throw new Error(`only ${delivered} of ${n} deliveries arrived`);
+    // The last handlers commit after their POSTs arrive: counted once the deliveries are all recorded.
+    await settle(kit);
+    const statements = statementCounter.read();
 
     const baselineSeconds = await baseline(receiver.url, n, concurrency);
+
+    let floor: DeliveryFloorResult | undefined;
+    if (options.floor ?? true) {
+      receiver.ids.clear();
+      floor = await deliveryFloor(
+        {
+          databaseUrl: database.url,
+          tenantUuid: kit.tenant.uuid,
+          agentUuid: agent,
+          webhookUuid: webhook,
+          secret: SECRET,
+          event: PING,
+          poolMax: config.databasePoolMax,
+          concurrency,
+          relayBatch: 500,
+          fanOutConcurrency: 4,
+          leaseSeconds: config.busLeaseSeconds,
+        },
+        n,
+      );
+      if (receiver.ids.size < n) throw new Error(`the floor delivered ${receiver.ids.size} of ${n}`);
+    }
 
     let restart: WebhookDeliveryBenchResult['restart'];
     if (options.restart ?? true) {
@@ -185,11 +251,25 @@ export async function benchWebhookDeliveries(options: WebhookDeliveryBenchOption
       seconds: round(seconds),
       baselinePerSecond: Math.round(n / baselineSeconds),
       baselineSeconds: round(baselineSeconds),
+      statementsPerDelivery: Math.round((100 * statements.total) / n) / 100,
+      statements: { total: statements.total, byKind: Object.fromEntries(Object.entries(statements.byKind).slice(0, 20)) },
+      floor,
+      kernelShareOfFloor: floor ? round(n / seconds / floor.perSecond) : undefined,
       restart,
     };
   } finally {
     await receiver.close();
     await database.drop().catch(() => {});
+  }
+}
+
+/** Waits until no delivery of the bench's is pending (the handlers' commits come after the receiver's answers). */
+async function settle(kit: TestKernel): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const [row]: any[] = await kit.kernel.orm.em.fork().getConnection().execute(`${UNCOUNTED}select count(*)::int as n from agent_webhook_deliveries where status = 'pending'`);
+    if (row.n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -31,6 +31,7 @@ const SAVEPOINT = 'bus_handler';
 export const RECORD_IN_INBOX = preparedStatement(
   'bus.inbox-record',
   'insert into bus_inbox (consumer, message_id, handled_at) select $1, id, clock_timestamp() from unnest($2::uuid[]) as id on conflict do nothing returning message_id',
+  { tenantNeutral: true },
 );
 
 interface Item {
@@ -44,7 +45,7 @@ interface Item {
 }
 
 /** Of these messages, those the consumer has handled already (read before preparing, so a redelivery is not prepared again). */
-const HANDLED_BEFORE = preparedStatement('bus.inbox-handled', 'select message_id from bus_inbox where consumer = $1 and message_id = any($2::uuid[])');
+const HANDLED_BEFORE = preparedStatement('bus.inbox-handled', 'select message_id from bus_inbox where consumer = $1 and message_id = any($2::uuid[])', { tenantNeutral: true });
 
 /**
  * Runs messages through one consumer, exactly once in effect. A batch of messages is

@@ -38,21 +38,26 @@ export interface Claim {
   msUntilNextDue?: number;
 }
 
+/** The outbox has no tenant policy (it holds every tenant's messages): its statements need no tenant setting. */
+const NEUTRAL = { tenantNeutral: true };
 const INSERT_COLUMNS = 'insert into bus_outbox (id, message_id, topic, payload, headers, tenant_uuid, dedupe_key, consumer, attempt, due_at, created_at)';
 /** Exported, with CLAIM_AND_DELETE, for bench/bus's floor, which runs the bus's own statements from bare loops. */
 export const INSERT_DUE_IN = preparedStatement(
   'bus.outbox-insert-due-in',
   `${INSERT_COLUMNS} values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, clock_timestamp() + ($10::float8 * interval '1 millisecond'), clock_timestamp())`,
+  NEUTRAL,
 );
 const INSERT_DUE_AT = preparedStatement(
   'bus.outbox-insert-due-at',
   `${INSERT_COLUMNS} values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::timestamptz, clock_timestamp())`,
+  NEUTRAL,
 );
 const DELETE_UNLEASED_DUPLICATE = preparedStatement(
   'bus.outbox-delete-duplicate',
   'delete from bus_outbox where topic = $1 and dedupe_key = $2 and locked_until is null',
+  NEUTRAL,
 );
-const DELETE_COMPLETED = preparedStatement('bus.outbox-delete-completed', 'delete from bus_outbox where id = any($1::uuid[])');
+const DELETE_COMPLETED = preparedStatement('bus.outbox-delete-completed', 'delete from bus_outbox where id = any($1::uuid[])', NEUTRAL);
 
 /** The claim, with or without deleting the rows completed since the last one ($3, kept out of what it claims). */
 const claimText = (deleting: boolean) => {
@@ -73,8 +78,9 @@ const claimText = (deleting: boolean) => {
     'where not exists (select 1 from claimed)'
   );
 };
-const CLAIM = preparedStatement('bus.outbox-claim', claimText(false));
-export const CLAIM_AND_DELETE = preparedStatement('bus.outbox-claim-and-delete', claimText(true));
+const CLAIM = preparedStatement('bus.outbox-claim', claimText(false), NEUTRAL);
+export const CLAIM_AND_DELETE = preparedStatement('bus.outbox-claim-and-delete', claimText(true), NEUTRAL);
+const NOTIFY_RELAYS = preparedStatement('bus.notify-relays', `select pg_notify('${OUTBOX_CHANNEL}', '')`, NEUTRAL);
 
 /** When the store vacuums the outbox (see deleted()); exported for bench/bus's floor, which does the same. */
 export const VACUUM_AFTER_ROWS = 2000;
@@ -250,7 +256,7 @@ export class OutboxStore {
 
   /** Wakes the relays of other processes (LISTEN in relay.ts): one NOTIFY, in a transaction of its own. */
   async notifyRelays(): Promise<void> {
-    await this.orm.em.getConnection().execute(`select pg_notify('${OUTBOX_CHANNEL}', '')`, [], 'run');
+    await this.orm.em.getConnection().execute(NOTIFY_RELAYS.text, [], 'run');
   }
 
   /** Not delivered (the broker went away): claimable again at once. */

@@ -26,6 +26,19 @@ export interface PreparedStatement {
   readonly text: string;
 }
 
+export interface PreparedStatementOptions {
+  /**
+   * The statement reads and writes only tables without a tenant policy (the bus's outbox
+   * and inbox): outside a transaction it runs under whatever `app.tenant_id` its pooled
+   * connection has, instead of setting it to none first (row-level-security.ts). Spares
+   * the relay's and the inbox check's statements two round trips whenever they share a
+   * connection with a tenant's work (measured on bench/runtime's webhook deliveries: about
+   * 1.9 settings a delivery). test/core/data/tenant-neutral-statements.test.ts checks
+   * every such statement names no table with a policy.
+   */
+  tenantNeutral?: boolean;
+}
+
 /** PostgreSQL keeps the first 63 bytes of a prepared statement's name (NAMEDATALEN - 1). */
 const SERVER_NAME_BYTES = 63;
 
@@ -38,14 +51,26 @@ function serverName(name: string): string {
 
 const namesByText = new Map<string, string>();
 const textsByName = new Map<string, string>();
+const tenantNeutralTexts = new Set<string>();
 
 /** Declares a prepared statement. The same name with another text is an error (two modules chose one name). */
-export function preparedStatement(name: string, text: string): PreparedStatement {
+export function preparedStatement(name: string, text: string, options: PreparedStatementOptions = {}): PreparedStatement {
   const known = textsByName.get(name);
   if (known !== undefined && known !== text) throw new Error(`prepared statement "${name}" is declared twice with different texts`);
   textsByName.set(name, text);
   namesByText.set(text, serverName(name));
+  if (options.tenantNeutral) tenantNeutralTexts.add(text);
   return Object.freeze({ name, text });
+}
+
+/** Whether this text is a statement declared `tenantNeutral`. */
+export function isTenantNeutral(text: string): boolean {
+  return tenantNeutralTexts.has(text);
+}
+
+/** Every statement declared `tenantNeutral` (for the test that checks the tables they name). */
+export function tenantNeutralStatements(): string[] {
+  return [...tenantNeutralTexts];
 }
 
 /** The part of a `pg` client this needs (the ORM's `pg` is its own copy, so no import of the class). */

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { MetadataStorage } from '@mikro-orm/core';
 import { currentTenant } from '../context/request-context';
+import { isTenantNeutral } from './prepared-statements';
 import { isTenantScoped } from './tenant-scoped-entity';
 
 /**
@@ -90,6 +91,9 @@ export function withCurrentTenant(text: string): TaggedText {
  * - A statement outside a transaction (a GET's reads, boundQuery) runs on whichever
  *   connection the pool hands out: the value is set at session level on it first (one
  *   round trip), only when the tenant differs from what that connection was last set to.
+ * - A statement declared `tenantNeutral` (prepared-statements.ts: the bus's, on tables
+ *   without a policy) runs under whatever the connection has, so the relay's statements
+ *   between a tenant's do not switch it back and forth.
  */
 export function useTenantSetting(client: PgClient): void {
   sessionTenant.set(client, '');
@@ -106,7 +110,8 @@ export function useTenantSetting(client: PgClient): void {
 
 function tenantQuery(client: PgClient, query: (...args: any[]) => any, wanted: string, args: any[]): any {
   const idle = client._txStatus == null || client._txStatus === 'I';
-  if (idle && wanted !== (sessionTenant.get(client) ?? '')) {
+  // A statement on tables without a policy (the bus's) runs under whatever the connection has.
+  if (idle && wanted !== (sessionTenant.get(client) ?? '') && !(typeof args[0] === 'string' && isTenantNeutral(args[0]))) {
     const [text, values] = args;
     // A BEGIN without parameters goes by the simple protocol, where one query may hold two statements.
     if (typeof text === 'string' && BEGIN.test(text) && (args.length === 1 || (Array.isArray(values) && values.length === 0))) {

@@ -1,5 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
-import { EgressRefusedError, newUuid, type BusService, type Egress } from '../../core';
+import { EgressRefusedError, boundQuery, newUuid, preparedStatement, type BusService, type Egress } from '../../core';
 import type { AgentDirectory } from '../agents';
 import { AgentWebhookDelivery } from './entities';
 import { webhookHeaders } from './signature';
@@ -21,6 +21,18 @@ type Attempt =
   | { kind: 'refused'; error: string }
   | { kind: 'answered'; status: number; error: string | null }
   | { kind: 'unreachable'; error: string };
+
+/**
+ * A succeeded attempt recorded by one statement, which locks the row itself, and only
+ * while the row is still this message's (pending, its queue token): the common case
+ * without the locked re-read and the ORM's flush. A manual retry holding the row is
+ * waited for, and then its new token makes this a no-op.
+ */
+const RECORD_SUCCESS = preparedStatement(
+  'agent-webhooks.record-success',
+  "update agent_webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = $3, last_error = null, next_attempt_at = null, updated_at = $4 " +
+    "where uuid = $1 and status = 'pending' and queue_token = $2",
+);
 
 const ok = (status: number) => status >= 200 && status < 300;
 const jittered = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
@@ -54,6 +66,10 @@ export function registerDelivery(bus: BusService, egress: Egress, agents: AgentD
       },
     },
     async (message, { em, prepared }) => {
+      if (prepared.kind === 'answered' && !prepared.error) {
+        await boundQuery(em, RECORD_SUCCESS, [message.payload.delivery_uuid, message.payload.queue_token, prepared.status, new Date()]);
+        return;
+      }
       const delivery = await em.findOne(AgentWebhookDelivery, { uuid: message.payload.delivery_uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
       // Re-queued or finished while the attempt was in flight: the newer message decides.
       if (!delivery || delivery.status !== 'pending' || delivery.queueToken !== message.payload.queue_token) return;
@@ -67,7 +83,6 @@ export function registerDelivery(bus: BusService, egress: Egress, agents: AgentD
       if (prepared.kind === 'gone') return finish('failed', WEBHOOK_GONE);
       delivery.attempts += 1;
       delivery.lastStatusCode = prepared.kind === 'answered' ? prepared.status : null;
-      if (prepared.kind === 'answered' && !prepared.error) return finish('succeeded', null);
       if (prepared.kind === 'refused') return finish('failed', prepared.error);
       const wait = settings.schedule[delivery.attempts - 1];
       if (wait === undefined) return finish('failed', prepared.error);
