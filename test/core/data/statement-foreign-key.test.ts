@@ -42,6 +42,16 @@ afterAll(async () => {
   await database?.drop();
 });
 
+/** Resolves once `client`'s statement waits on a lock (a fixed wait let a busy machine check before the statement even ran). */
+async function waitingOnLock(client: Client): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  const pid = (client as Client & { processID: number }).processID;
+  while ((await db.query(`select 1 from pg_stat_activity where pid = $1 and wait_event_type = 'Lock'`, [pid])).rowCount === 0) {
+    if (Date.now() > deadline) throw new Error('the statement never waited on a lock');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 const children = async () => (await db.query('select parent_uuid, note from children order by id')).rows;
 const failure = (promise: Promise<unknown>) => promise.then(() => null, (error) => error);
 
@@ -84,7 +94,7 @@ describe('statementForeignKey', () => {
     await writer.query('insert into children (parent_uuid, note) values ($1, $2)', [P1, 'racing']);
     let deleted = false;
     const deleting = deleter.query('delete from parents where uuid = $1', [P1]).then(() => (deleted = true));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitingOnLock(deleter);
     expect(deleted).toBe(false);
     await writer.query('commit');
     await deleting;
@@ -97,7 +107,7 @@ describe('statementForeignKey', () => {
     await deleter.query('begin');
     await deleter.query('delete from parents where uuid = $1', [P1]);
     const writing = failure(writer.query('insert into children (parent_uuid) values ($1)', [P1]));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitingOnLock(writer);
     await deleter.query('commit');
     expect(await writing).toMatchObject({ code: '23503' });
     expect(await children()).toEqual([]);

@@ -455,12 +455,15 @@ describe('egress: retries', () => {
 
   it('does not start a retry the deadline would cut short', async () => {
     const server = await unavailable();
-    const { egress } = egressWith({}, { retryBackoffMs: 1000 });
+    // The first backoff is at least 1 s (half its 2 s ceiling), past the 900 ms deadline: the retry is not started.
+    // The deadline is as long as that allows, so one local request fits in it even on a loaded machine
+    // (at 400 ms it was a budget), and waiting out the deadline would still show.
+    const { egress } = egressWith({}, { retryBackoffMs: 5000 });
     const started = Date.now();
-    const response = await egress.request(server.url, { timeoutMs: 400, retries: 5 });
+    const response = await egress.request(server.url, { timeoutMs: 900, retries: 5 });
     expect(response.status).toBe(503);
     expect(server.requests).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(400);
+    expect(Date.now() - started).toBeLessThan(900);
   });
 });
 

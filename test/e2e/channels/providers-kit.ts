@@ -140,8 +140,17 @@ export function postHook(kit: TestKernel, target: string, hook: { headers: Recor
 /** The model's calls that were turns (not guard checks). */
 export const turnCalls = (model: FakeLlmServer) => model.requests.filter((call) => !isGuardCheck(call));
 
-/** Time for work that should not happen to show (a turn, a send). */
-export const settle = (ms = 800) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Waits until work that should not happen would have shown (a turn, a send): turns and sends are
+ * bus consumers, and on the in-process bus a message leaves the outbox only once handled, so no
+ * row due (within a second: a send's backoff) means everything that was coming has come.
+ */
+export async function settle(kit: TestKernel): Promise<void> {
+  await waitFor(
+    async () => (await kit.kernel.orm.em.fork().getConnection().execute(`select count(*)::int as n from bus_outbox where due_at <= now() + interval '1 second'`))[0].n as number,
+    (n) => n === 0,
+  );
+}
 
 export async function conversationsOf(kit: TestKernel, agent: string): Promise<any[]> {
   return (await kit.api.get(`/api/v1/conversations?agent_uuid=${agent}`).expect(200)).body.data.items;

@@ -103,7 +103,7 @@ describe('Twilio SMS', () => {
     // A body changed after it was signed.
     const signed = inboundSms(hookPath, customer, 'Hi');
     await postHook(kit, hookPath, { ...signed, body: signed.body.replace('Body=Hi', 'Body=Hello') }).expect(401);
-    await settle();
+    await settle(kit);
     expect(await inboundRows(kit, channel)).toBe(0);
     expect(await conversationsOf(kit, agent)).toHaveLength(0);
     expect(model.requests.length).toBe(calls);
@@ -120,10 +120,10 @@ describe('Twilio SMS', () => {
     await postHook(kit, hookPath, hook).expect(200);
     await postHook(kit, hookPath, hook).expect(200);
     await waitFor(() => smsTo(customer), (found) => found.length >= 1);
-    await settle();
+    await settle(kit);
     // Twilio retrying long after.
     await postHook(kit, hookPath, hook).expect(200);
-    await settle();
+    await settle(kit);
     expect(turnCalls(model).length - turnsBefore).toBe(1);
     expect(smsTo(customer)).toHaveLength(1);
     expect(await inboundRows(kit, channel)).toBe(1);
@@ -217,7 +217,7 @@ describe('WhatsApp Cloud API (chatapp)', () => {
     const calls = model.requests.length;
     const webhook = signedGraphWebhook(whatsAppTextWebhook({ phoneNumberId: PHONE_NUMBER_ID, from: '34600000002', id: 'wamid.forged', text: 'Hi' }), 'another-app-secret');
     await postHook(kit, hookPath, webhook).expect(401);
-    await settle();
+    await settle(kit);
     expect(await inboundRows(kit, channel)).toBe(0);
     expect(await conversationsOf(kit, agent)).toHaveLength(0);
     expect(model.requests.length).toBe(calls);
@@ -258,7 +258,7 @@ describe('Messenger (social)', () => {
 
     // A watermark from before the reply went out, and one of another customer, cover nothing of it.
     await post([event(psid, { read: { watermark: Date.now() - 60_000 } }), event(other, { read: { watermark: Date.now() } })]);
-    await settle();
+    await settle(kit);
     expect((await replyOf()).delivery_status).toBe('sent');
 
     // Older clients send a delivery with no mids: its watermark alone says the reply arrived.
@@ -353,7 +353,7 @@ describe('Telegram', () => {
     await postHook(kit, hookPath, { ...update, headers: { ...update.headers, 'x-telegram-bot-api-secret-token': 'not-the-secret' } }).expect(401);
     const { 'x-telegram-bot-api-secret-token': _omitted, ...unsigned } = update.headers;
     await postHook(kit, hookPath, { ...update, headers: unsigned }).expect(401);
-    await settle();
+    await settle(kit);
     expect(await inboundRows(kit, channel)).toBe(0);
     expect(await conversationsOf(kit, agent)).toHaveLength(0);
     expect(model.requests.length).toBe(calls);

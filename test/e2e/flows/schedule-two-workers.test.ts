@@ -57,8 +57,19 @@ it('schedule ticks once with two workers: one execution per tick, even when a ti
     await sleep(50);
   }
   await api.api.post(`/api/v1/flow/${flow}/undeploy`).expect(200);
-  // Let the last tick and its execution finish.
-  await sleep(2000);
+  // Let the last tick and its execution finish: no tick left to deliver, no execution still queued or running
+  // (a fixed wait here let a busy machine count an execution not finished yet).
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const [{ ticks, unfinished }] = await sql(
+      `select (select count(*)::int from bus_outbox where topic = 'schedule.tick' and payload->>'version_uuid' = ?) as ticks, ` +
+        `(select count(*)::int from flow_executions where flow_uuid = ? and status in ('queued', 'running')) as unfinished`,
+      [version, flow],
+    );
+    if (ticks === 0 && unfinished === 0) break;
+    if (Date.now() > deadline) throw new Error(`the schedule did not settle: ${ticks} tick(s) left, ${unfinished} execution(s) unfinished`);
+    await sleep(50);
+  }
 
   const perTick: Array<{ tick_at: string; executions: number; succeeded: number }> = await sql(
     `select trigger_event->>'tick_at' as tick_at, count(*)::int as executions, count(*) filter (where status = 'succeeded')::int as succeeded ` +

@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
 import { sweepCrossTenant } from '../../../core/testing/cross-tenant-sweep';
@@ -73,11 +75,16 @@ describe.each(transports)('agent webhook delivery over %s', (_name, transport) =
     const otherEvent = hookPath('other-event');
     const otherAgent = hookPath('other-agent');
     await addWebhook(kit.api, own, { url: receiver.url + subscribed, events: [PING] });
-    await addWebhook(kit.api, own, { url: receiver.url + inactive, events: [PING], is_active: false });
-    await addWebhook(kit.api, own, { url: receiver.url + otherEvent, events: ['agent.deleted'] });
-    await addWebhook(kit.api, other, { url: receiver.url + otherAgent, events: [PING] });
+    const inactiveHook = await addWebhook(kit.api, own, { url: receiver.url + inactive, events: [PING], is_active: false });
+    const otherEventHook = await addWebhook(kit.api, own, { url: receiver.url + otherEvent, events: ['agent.deleted'] });
+    const otherAgentHook = await addWebhook(kit.api, other, { url: receiver.url + otherAgent, events: [PING] });
     await ping(kit.api, own, 3);
     await waitFor(() => receiver.of(subscribed), (r) => r.length >= 1);
+    // The fan-out wrote every delivery of the event in the transaction that queued the one received:
+    // none for the others, whatever the transport still has in flight.
+    expect(await deliveries(kit.api, own, inactiveHook)).toEqual([]);
+    expect(await deliveries(kit.api, own, otherEventHook)).toEqual([]);
+    expect(await deliveries(kit.api, other, otherAgentHook)).toEqual([]);
     await kit.outboxDrained();
     expect(receiver.of(subscribed)).toHaveLength(1);
     expect(receiver.of(inactive)).toHaveLength(0);
@@ -127,15 +134,23 @@ describe.each(transports)('agent webhook delivery over %s', (_name, transport) =
   });
 
   it('stops the deliveries of a webhook deactivated meanwhile', async () => {
-    const target = hookPath('deactivated');
-    receiver.statuses[target] = [500];
-    const webhook = await addWebhook(kit.api, agent, { url: receiver.url + target, events: [PING] });
-    await ping(kit.api, agent, 6);
-    await waitFor(() => receiver.of(target), (r) => r.length >= 1);
-    await kit.api.patch(`/api/v1/agents/${agent}/webhooks/${webhook}`).send({ is_active: false }).expect(200);
-    const [row] = await waitFor(() => deliveries(kit.api, agent, webhook), (rows) => rows[0]?.status === 'failed');
-    expect(row.last_error).toMatch(/deleted, deactivated or no longer subscribes/);
-    expect(receiver.of(target)).toHaveLength(1);
+    // The endpoint holds its first answer (a 500) until the webhook is deactivated, so the
+    // retry is scheduled only after the change committed: deactivating after the 500 raced
+    // the 150 ms retry timer, and a busy machine let the retry through first.
+    const endpoint = await startHeldEndpoint(500);
+    try {
+      const webhook = await addWebhook(kit.api, agent, { url: endpoint.url, events: [PING] });
+      await ping(kit.api, agent, 6);
+      await endpoint.firstArrived;
+      await kit.api.patch(`/api/v1/agents/${agent}/webhooks/${webhook}`).send({ is_active: false }).expect(200);
+      endpoint.release();
+      const [row] = await waitFor(() => deliveries(kit.api, agent, webhook), (rows) => rows[0]?.status === 'failed');
+      expect(row.last_error).toMatch(/deleted, deactivated or no longer subscribes/);
+      expect(row.attempts).toBe(1);
+      expect(endpoint.requests).toBe(1);
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it('fails a delivery to a URL the egress policy refuses, saying so', async () => {
@@ -157,6 +172,46 @@ describe.each(transports)('agent webhook delivery over %s', (_name, transport) =
     await kit.api.post(`/api/v1/agents/${agent}/webhooks/${webhook}/deliveries/${crypto.randomUUID()}/retry`).expect(404);
   });
 });
+
+/**
+ * An endpoint that answers its first request with `firstStatus` only once the test calls
+ * `release()` (later requests: 200 at once), so the test acts while that attempt is in flight.
+ */
+async function startHeldEndpoint(firstStatus: number) {
+  let requests = 0;
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const firstArrived = new Promise<void>((resolve) => (arrived = resolve));
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests += 1;
+      if (requests > 1) return res.end('ok');
+      arrived();
+      void released.then(() => {
+        res.statusCode = firstStatus;
+        res.end('held');
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/held`,
+    firstArrived,
+    release,
+    get requests() {
+      return requests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        release();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
 
 describe('agent webhook delivery routes across tenants', () => {
   let kit: TestKernel;

@@ -95,7 +95,7 @@ describe('appointment tasks', () => {
     const task = await finished(created.body.data.uuid);
     expect(task.status).toBe('failed');
     expect(task.last_error).toMatch(/appointment was cancelled \(patient called\): no reminder sent/);
-    await settle();
+    await settle(rig.kit);
     expect(smsTo(phone)).toEqual([]);
   });
 

@@ -56,10 +56,12 @@ async function agentOnChannel(api: ApiClient = kit.api, connectionUuid?: string)
 }
 
 /**
- * Time for work that should not happen to show (a turn, a send): the outbox never drains
- * here (each conversation's session keeps a delayed idle timer in it).
+ * Until work that should not happen would have shown (a turn, a send): those are bus consumers, and on the
+ * in-process bus a message leaves the outbox only once handled. The outbox never drains whole here (each
+ * conversation's session keeps a delayed idle timer in it): none due within a second (a send's backoff) is left.
  */
-const settle = (ms = 600) => new Promise((resolve) => setTimeout(resolve, ms));
+const settle = () =>
+  waitFor(async () => (await kit.kernel.orm.em.fork().getConnection().execute(`select count(*)::int as n from bus_outbox where due_at <= now() + interval '1 second'`))[0].n as number, (n) => n === 0);
 
 const repliesTo = (to: string) => vendor.requests.filter((r) => r.path === '/messages' && r.body.to === to);
 const replyCalls = () => model.requests.filter((r) => !isGuardCheck(r));

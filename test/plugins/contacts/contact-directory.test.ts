@@ -261,12 +261,16 @@ describe('upsertMany: concurrency', () => {
     const tenant = await kit.createTenant();
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => (wrote = resolve));
     const first = inTenant(kit, tenant, async () => {
       const outcomes = await directory.upsertMany([{ phone_number: '+34600000009', name: 'First' }]);
+      wrote();
       await gate; // holds the transaction open: the row is written, not committed
       return outcomes;
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The second batch starts only once the first's row is written (a fixed wait let a busy machine start it first).
+    await Promise.race([written, first]);
     const second = upsert(tenant, [{ phone_number: '+34600000009', name: 'Second' }, { phone_number: '+34600000010', name: 'Other' }]);
     // Wait until the second batch's insert waits on the first's uncommitted row, then let the first commit.
     const deadline = Date.now() + 10_000;

@@ -310,7 +310,8 @@ describe('POST /api/v1/conversations/{uuid}/close', () => {
     await kit.api.post(`/api/v1/conversations/${conversation.uuid}/close`).expect(200, { data: closed });
     const barrier = await openConversation(kit.api, { agent_uuid: agent });
     await eventually(() => eventsOf('conversation.opened', 'uuid', barrier.uuid).length > 0);
-    await sleep(200);
+    // On the in-process bus a row leaves the outbox once handled: none due means the probe saw all there was.
+    await eventually(async () => (await kit.kernel.orm.em.fork().getConnection().execute(`select count(*)::int as n from bus_outbox where due_at <= now()`))[0].n === 0);
     expect(eventsOf('conversation.closed', 'uuid', conversation.uuid)).toHaveLength(1);
     expect(eventsOf('session.closed', 'session_uuid', session.uuid)).toHaveLength(1);
   });

@@ -15,6 +15,7 @@ import {
   sessionizationByAgent,
   sessionizationOf,
   sleep,
+  TIMER_TOPIC,
   type Json,
 } from './conversation-test-helpers';
 
@@ -35,6 +36,10 @@ async function conversationWith(mode: 'sliding_timeout' | 'per_conversation', ti
   sessionizationOf.set(agent, { mode, timeoutMinutes });
   return { agent, conversation: await openConversation(kit.api, { agent_uuid: agent }) };
 }
+
+/** Outbox rows of `topic` about a session, leased or not (`pendingTimers` leaves out the leased ones). */
+const outboxRows = async (topic: string, sessionUuid: string): Promise<number> =>
+  (await kit.kernel.orm.em.fork().getConnection().execute(`select count(*)::int as n from bus_outbox where topic = ? and payload->>'session_uuid' = ?`, [topic, sessionUuid]))[0].n;
 
 const sessionClosed = (uuid: string) => async () => {
   const session = await readSession(kit.api, uuid);
@@ -135,37 +140,38 @@ describe('sliding_timeout: a session closes after the customer was idle for the 
   });
 
   it('each customer message supersedes the pending timer: a message before the deadline keeps the session open past the first deadline', async () => {
-    const { conversation } = await conversationWith('sliding_timeout', 0.06); // 3.6 s
+    const { conversation } = await conversationWith('sliding_timeout', 0.1); // 6 s: the checks between the two deadlines get 2 s of room on a busy machine
     const first = await say(kit.api, conversation.uuid, 'customer', 'one');
     const session = first.session_uuid;
-    await sleep(1_500);
+    await sleep(2_500);
     const second = await say(kit.api, conversation.uuid, 'customer', 'two');
     expect(second.session_uuid).toBe(session);
     // The second message came before the first deadline, and replaced its timer.
-    expect(ms(second.created_at)).toBeLessThan(ms(first.created_at) + 3_600);
+    expect(ms(second.created_at)).toBeLessThan(ms(first.created_at) + 6_000);
     const timers = await pendingTimers(kit, session);
     expect(timers).toHaveLength(1);
-    expect(Math.abs(new Date(timers[0].due_at).getTime() - (ms(second.created_at) + 3_600))).toBeLessThan(500);
+    expect(Math.abs(new Date(timers[0].due_at).getTime() - (ms(second.created_at) + 6_000))).toBeLessThan(500);
     // An agent message does not move the clock.
     await say(kit.api, conversation.uuid, 'agent', 'noted');
 
-    await sleep(Math.max(0, ms(first.created_at) + 3_600 + 400 - Date.now()));
-    expect(Date.now()).toBeLessThan(ms(second.created_at) + 3_600 - SLACK_MS); // still before the second deadline: the check below means something
+    await sleep(Math.max(0, ms(first.created_at) + 6_000 + 400 - Date.now()));
+    expect(Date.now()).toBeLessThan(ms(second.created_at) + 6_000 - SLACK_MS); // still before the second deadline: the check below means something
     expect(await readSession(kit.api, session)).toMatchObject({ status: 'open', message_count: 3 });
 
     const closed = await eventually(sessionClosed(session), 10_000);
     expect(closed.close_reason).toBe('timeout');
-    expect(ms(closed.ended_at) - ms(second.created_at)).toBeGreaterThanOrEqual(3_600 - SLACK_MS);
+    expect(ms(closed.ended_at) - ms(second.created_at)).toBeGreaterThanOrEqual(6_000 - SLACK_MS);
   });
 
   it('re-reads the timeout when the timer fires: a raised timeout keeps the session open until the new deadline', async () => {
-    const { agent, conversation } = await conversationWith('sliding_timeout', 0.02); // 1.2 s when armed
+    // Seconds apart, so a busy machine still changes the timeout before the first deadline and reads between the two.
+    const { agent, conversation } = await conversationWith('sliding_timeout', 0.04); // 2.4 s when armed
     const hello = await say(kit.api, conversation.uuid, 'customer');
-    sessionizationOf.set(agent, { mode: 'sliding_timeout', timeoutMinutes: 0.05 }); // 3 s from now on
-    await sleep(Math.max(0, ms(hello.created_at) + 2_000 - Date.now()));
+    sessionizationOf.set(agent, { mode: 'sliding_timeout', timeoutMinutes: 0.1 }); // 6 s from now on
+    await sleep(Math.max(0, ms(hello.created_at) + 4_000 - Date.now()));
     expect((await readSession(kit.api, hello.session_uuid)).status).toBe('open');
     const closed = await eventually(sessionClosed(hello.session_uuid), 10_000);
-    expect(ms(closed.ended_at) - ms(hello.created_at)).toBeGreaterThanOrEqual(3_000 - SLACK_MS);
+    expect(ms(closed.ended_at) - ms(hello.created_at)).toBeGreaterThanOrEqual(6_000 - SLACK_MS);
   });
 
   it('a session opened by an agent message times out from its start', async () => {
@@ -180,7 +186,10 @@ describe('sliding_timeout: a session closes after the customer was idle for the 
     const { conversation } = await conversationWith('sliding_timeout', 0.01);
     const hello = await say(kit.api, conversation.uuid, 'customer');
     await kit.api.post(`/api/v1/conversations/${conversation.uuid}/close`).expect(200);
-    await sleep(1_200);
+    // On the in-process bus an outbox row goes only once every consumer handled it (and what they
+    // published is in the outbox by then): the timer fired, and what it and the close announced reached the probe.
+    await eventually(async () => (await outboxRows(TIMER_TOPIC, hello.session_uuid)) === 0, 10_000);
+    await eventually(async () => (await outboxRows('session.closed', hello.session_uuid)) === 0);
     expect(await readSession(kit.api, hello.session_uuid)).toMatchObject({ status: 'closed', close_reason: 'conversation_closed' });
     expect(eventsOf('session.closed', 'session_uuid', hello.session_uuid).map((m) => m.payload.reason)).toEqual(['conversation_closed']);
   });

@@ -204,16 +204,19 @@ describe('expiry', () => {
 
 describe('cancelled and edited tasks', () => {
   it('a cancelled task never runs', async () => {
-    const task = await probeTask({}, { scheduled_at: inMs(800) });
+    // Far enough ahead that a busy machine still cancels it before it is due.
+    const task = await probeTask({}, { scheduled_at: inMs(2000) });
     await kit.api.post(`/api/v1/tasks/${task.uuid}/cancel`).expect(200);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Its due message came and was handled (on the in-process bus the row goes once the runner is done with it).
+    await eventually(async () => (await sql(kit, `select 1 from bus_outbox where topic = 'outreach.task-due' and payload->>'task_uuid' = ?`, [task.uuid])).length === 0, 15_000, 'the due message handled');
     expect(callsOf(task.uuid)).toEqual([]);
     expect((await readTask(kit.api, task.uuid)).status).toBe('cancelled');
   });
 
   it('a task moved later runs at its new time, once', async () => {
-    const task = await probeTask({}, { scheduled_at: inMs(800) });
-    const later = inMs(2500);
+    // Far enough ahead that a busy machine still moves it before it is due.
+    const task = await probeTask({}, { scheduled_at: inMs(2000) });
+    const later = inMs(3500);
     await kit.api.patch(`/api/v1/tasks/${task.uuid}`).send({ scheduled_at: later }).expect(200);
     const done = await untilStatus(kit.api, task.uuid, ['completed']);
     expect(callsOf(task.uuid)).toHaveLength(1);

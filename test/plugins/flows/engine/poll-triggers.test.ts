@@ -66,7 +66,9 @@ describe('poll triggers', () => {
     expect(failed).toBeGreaterThan(0);
     expect(polls[failed + 1].cursor).toBe(polls[failed].cursor);
     expect(kit.logs.some((line) => line.message === 'poll trigger failed; the next poll tries again with the same cursor' && line.error === 'the feed is unavailable')).toBe(true);
-    await sleep(1500);
+    // Two more polls (the first of them finished, executions and all) start nothing again.
+    const polled = pollsOf(flow).length;
+    await waitFor(() => pollsOf(flow).length, (count) => count >= polled + 2);
     expect(await eventsOf(flow)).toHaveLength(1);
     await undeployFlow(kit, flow.flowUuid);
   });
