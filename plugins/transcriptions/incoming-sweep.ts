@@ -2,6 +2,9 @@ import { scheduleHousekeeping, type LifecycleService, type Logger } from '../../
 import type { FileStorage } from '../storage';
 import { INCOMING_PREFIX } from './intake';
 
+/** Everything the plugin stores lives under this prefix: the parked uploads and the tenants' files. */
+const PLUGIN_PREFIX = 'transcriptions/';
+
 /** How often a background process sweeps; a file left over waits at most this beyond its age. */
 export const SWEEP_INTERVAL_MS = 15 * 60_000;
 
@@ -19,7 +22,9 @@ export interface SweepCount {
  * Removes what uploads left under `transcriptions/incoming/` more than `maxAgeMinutes`
  * ago: an upload waits there only while its request runs (the server ends a request
  * after its 5-minute request timeout), so anything older belongs to a process that died
- * first, and no row points at it. The age is the time its bytes were last written: a
+ * first, and no row points at it. Writes that never completed are removed under all of
+ * `transcriptions/`: a process that died while a URL's audio streamed to its tenant's
+ * key leaves one there too (a finished file outside `incoming/` is a tenant's, and stays). The age is the time its bytes were last written: a
  * stream in progress keeps touching its file, and S3 shows no object before the upload
  * completes. Several processes may sweep at once: removing a file twice does nothing.
  * Stops between files once `signal` aborts. A store that cannot list unfinished writes
@@ -36,7 +41,7 @@ export async function sweepIncoming(storage: FileStorage, maxAgeMinutes: number,
   }
   if (options.signal?.aborted) return { removed, unfinished: 0 };
   try {
-    return { removed, unfinished: await storage.removeUnfinished(INCOMING_PREFIX, { olderThan }) };
+    return { removed, unfinished: await storage.removeUnfinished(PLUGIN_PREFIX, { olderThan }) };
   } catch (error) {
     return { removed, unfinished: null, unfinishedError: String(error) };
   }

@@ -76,6 +76,13 @@ describe('the transcriptions plugin sweeping transcriptions/incoming/', () => {
     const liveWrite = path.join(incoming, '.0190aaaa-0000-7000-8000-000000000005.wav.0190bbbb-1111-7222-8333-444455557777.tmp');
     fs.writeFileSync(deadWrite, 'RIFF');
     fs.writeFileSync(liveWrite, 'RIFF');
+    // A URL's audio that was streaming to its tenant's key when its process died, and one still streaming.
+    const tenantDir = path.dirname(path.join(filesDir, stored));
+    const deadTenantWrite = path.join(tenantDir, '.0190aaaa-0000-7000-8000-000000000006.mp3.0190bbbb-1111-7222-8333-444455558888.tmp');
+    const liveTenantWrite = path.join(tenantDir, '.0190aaaa-0000-7000-8000-000000000007.mp3.0190bbbb-1111-7222-8333-444455559999.tmp');
+    fs.writeFileSync(deadTenantWrite, 'ID3');
+    fs.writeFileSync(liveTenantWrite, 'ID3');
+    fs.utimesSync(deadTenantWrite, ago(2 * HOUR), ago(2 * HOUR));
     for (const name of ['0190aaaa-0000-7000-8000-000000000001.wav', '.0190aaaa-0000-7000-8000-000000000001.wav.meta.json', '0190aaaa-0000-7000-8000-000000000002.ogg', path.basename(deadWrite)]) {
       fs.utimesSync(path.join(incoming, name), ago(2 * HOUR), ago(2 * HOUR));
     }
@@ -97,15 +104,18 @@ describe('the transcriptions plugin sweeping transcriptions/incoming/', () => {
         'transcriptions/incoming/0190aaaa-0000-7000-8000-000000000002.ogg',
         'transcriptions/incoming/.0190aaaa-0000-7000-8000-000000000002.ogg.meta.json',
         `transcriptions/incoming/${path.basename(deadWrite)}`,
+        path.relative(filesDir, deadTenantWrite),
       ];
       const left = await waitFor(() => filesUnder(filesDir), (files) => gone.every((file) => !files.includes(file)));
       expect(left).toEqual(before.filter((file) => !gone.includes(file)));
-      expect(left).toEqual(expect.arrayContaining([stored, 'transcriptions/incoming/0190aaaa-0000-7000-8000-000000000003.wav', `transcriptions/incoming/${path.basename(liveWrite)}`]));
+      expect(left).toEqual(
+        expect.arrayContaining([stored, 'transcriptions/incoming/0190aaaa-0000-7000-8000-000000000003.wav', `transcriptions/incoming/${path.basename(liveWrite)}`, path.relative(filesDir, liveTenantWrite)]),
+      );
       await waitFor(
         () => worker.logs,
         (logs) => logs.some((line) => line.message === 'removed uploads left under transcriptions/incoming/'),
       );
-      expect(worker.logs.find((line) => line.message === 'removed uploads left under transcriptions/incoming/')).toMatchObject({ plugin: 'transcriptions', removed: 2, unfinished: 1, maxAgeMinutes: 30 });
+      expect(worker.logs.find((line) => line.message === 'removed uploads left under transcriptions/incoming/')).toMatchObject({ plugin: 'transcriptions', removed: 2, unfinished: 2, maxAgeMinutes: 30 });
     } finally {
       await worker.stop();
     }
@@ -169,11 +179,12 @@ describe('the transcriptions plugin sweeping transcriptions/incoming/', () => {
     expect(fs.readFileSync(path.join(filesDir, stored_file_path))).toEqual(audio);
   });
 
-  it('leaves every file outside transcriptions/incoming/, however old, and two processes sweeping at once is harmless', async () => {
+  it('leaves every stored file outside transcriptions/incoming/, however old, and two processes sweeping at once is harmless', async () => {
     const storage = storageOf(serving);
     const upload = await serving.api.post('/api/v1/transcriptions/upload').attach('file', silentWav(1), 'call.wav').expect(202);
     for (let i = 0; i < 20; i++) await storage.put(`transcriptions/incoming/0190cccc-0000-7000-8000-${String(i).padStart(12, '0')}.wav`, silentWav(1), { contentType: 'audio/wav' });
-    const outside = filesUnder(filesDir).filter((file) => !file.startsWith('transcriptions/incoming/'));
+    // Stored files: a day ahead, an earlier test's write still in progress counts as dead (its temporary file goes).
+    const outside = filesUnder(filesDir).filter((file) => !file.startsWith('transcriptions/incoming/') && !file.endsWith('.tmp'));
     expect(outside).toContain(upload.body.data.stored_file_path);
 
     // A day ahead: everything stored is old by then.
