@@ -30,4 +30,10 @@ module.exports = {
   // took 30-60 s where it takes 10 alone. A hang still fails, 90 s later.
   testTimeout: 90000,
   maxWorkers: 2,
+  // Each file's kernels leave some memory behind in their worker (about 30-60 MB a file
+  // that boots one, measured with --logHeapUsage): a worker over this after a file is
+  // replaced by a fresh one. Without it a worker neared its 4.5 GB heap limit late in a
+  // full run, thrashed in GC (its tests' database connections timed out) and crashed
+  // ("Jest worker ran out of memory"), failing two suites that pass alone.
+  workerIdleMemoryLimit: '1536MB',
 };
