@@ -35,6 +35,9 @@ export interface LoadOptions {
   dispatcher: Agent;
 }
 
+/** Turns before a loop starts a new conversation (below the default daily limit of 100). */
+export const TURNS_PER_CONVERSATION = 40;
+
 /** Runs `concurrency` conversation loops for `seconds`; each turn's id is unique in the run. */
 export async function runLoad(options: LoadOptions, turn: (conversation: ConversationState, turnId: string) => Promise<TurnSample>): Promise<{ samples: TurnSample[]; seconds: number }> {
   const samples: TurnSample[] = [];
@@ -45,6 +48,10 @@ export async function runLoad(options: LoadOptions, turn: (conversation: Convers
     Array.from({ length: options.concurrency }, async (_, c) => {
       const conversation: ConversationState = { uuid: null };
       for (let n = 0; performance.now() < deadline; n++) {
+        // A fresh conversation now and then: the agent's daily limit (100 customer messages
+        // per conversation by default) would otherwise answer without the model, and the
+        // history read would keep growing on long runs with few conversations.
+        if (n > 0 && n % TURNS_PER_CONVERSATION === 0) conversation.uuid = null;
         const turnId = `${options.scenario}-${options.side}-r${options.round}-c${c}-n${n}`;
         samples.push(await turn(conversation, turnId));
       }

@@ -30,12 +30,14 @@ export function startTransfer(call: Call, fallback: string | null): void {
  * The call comes back to the agent, in the caller's transaction under the call's lock: why,
  * on the conversation (`call.transfer_failed: {reason}`); the conversation back from
  * `transferred` (the runtime's mark when its turn chose the transfer) to `open`, so the next
- * utterance is a turn again; the fallback line said and recorded; then listening. All of it
+ * utterance is a turn again; a muted call unmuted; the fallback line said and recorded; then listening. All of it
  * commits together or not at all. A conversation closed meanwhile has nobody to answer: the call ends.
  */
 export async function takeBack(deps: CallDeps, em: EntityManager, call: Call, voice: VoiceConfig, reason: string, fallback: string | null): Promise<CallInstruction[]> {
   if (call.endingReason === 'transferred') call.endingReason = null;
   call.transferFallback = null;
+  // The dial took the line out of the conference a mute keeps it in: nothing is muted any more, and the agent is back to speak.
+  call.muted = false;
   call.silencePrompts = 0;
   const conversation = await deps.conversations.lock(em, call.conversationUuid);
   if (!conversation || conversation.status === 'closed') return endNow(deps, em, call, voice, 'hangup_by_agent', []);

@@ -38,7 +38,7 @@ const ACTIONS: Array<{ action: LiveAction['action']; summary: string; descriptio
       'Hands the caller over to `destination`: a number in E.164 or a SIP address, or with `destination_type: extension` the tenant’s PBX extension connector of ' +
       'that extension, dialled as SIP at its registrar (an extension no connector names: 422 on `destination`, nothing sent). Answered, the call ends ' +
       '`transferred` once the two hang up; busy, unanswered or failed, the agent takes the call back (`call.transfer_failed: {busy|no_answer|failed}` on the ' +
-      'conversation), says a line and listens again. Until then the call’s other live actions answer 409.',
+      'conversation), unmuted if it was muted, says a line and listens again. Until then the call’s other live actions answer 409.',
     body: ForwardBody,
   },
   { action: 'hangup', summary: 'Hang up the call', description: 'Ends the call now (`ended_reason: hangup_by_agent`); a call still ringing is cancelled.' },

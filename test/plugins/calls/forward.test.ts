@@ -103,4 +103,23 @@ describe('POST /api/v1/call/{conversation_uuid}/forward', () => {
     expect(await endedCall(conversation)).toMatchObject({ ended_reason: 'completed' });
     expect(await eventsOf(conversation)).toEqual([`call.forward ${busy}`, 'call.transfer_failed: busy']);
   });
+
+  it('a muted call whose forward nobody answers comes back unmuted: the agent speaks its line and answers again', async () => {
+    const { conversation, sid } = await listeningCall([{ wait: 60_000_000 }, { wait: 60_000_000 }, { say: 'Still there?' }]);
+    await kit.kit.api.post(`/api/v1/call/${conversation}/mute`).expect(200);
+    expect(await callOf(kit, conversation)).toMatchObject({ muted: true });
+    const away = callee();
+    kit.twilio.script(away, { answer: 'no-answer' });
+    await kit.kit.api.post(`/api/v1/call/${conversation}/forward`).send({ destination: away }).expect(200);
+    const played = await kit.twilio.ended(sid);
+    expect(played.errors).toEqual([]);
+    // The mute's conference, then the forward's number.
+    expect(played.dials.map((dial) => [dial.noun, dial.status])).toEqual([
+      ['Conference', null],
+      ['Number', 'no-answer'],
+    ]);
+    expect(played.said.map((line) => line.text)).toEqual(['Hi!', DEFAULT_FALLBACK_LINE, 'You said: Still there?']);
+    expect(await endedCall(conversation)).toMatchObject({ ended_reason: 'completed', muted: false });
+    expect(await eventsOf(conversation)).toEqual(['call.mute', `call.forward ${away}`, 'call.transfer_failed: no_answer']);
+  });
 });
