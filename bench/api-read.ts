@@ -82,8 +82,8 @@ const SQL = {
     values: [uuid, tenantUuid],
   }),
   tenant: (slug: string) => `select "t0".* from "tenants" as "t0" where "t0"."slug" = ${literal(slug)} limit 1`,
-  /** The agents plugin's one statement for a whole agent, with its values inlined as MikroORM sends them. */
-  agent: (tenantUuid: string, uuid: string) => agentReader().SELECT_AGENTS.replace('?', literal(tenantUuid)).replace('?', literal(uuid)),
+  /** The agents plugin's one statement for a whole agent, prepared as the kernel prepares it. */
+  agent: (tenantUuid: string, uuid: string) => ({ name: agentReader().SELECT_AGENTS.name, text: agentReader().SELECT_AGENTS.text, values: [tenantUuid, [uuid]] }),
   token: (hash: string) => `select "a0".* from "api_tokens" as "a0" where "a0"."token_hash" = ${literal(hash)} and "a0"."revoked_at" is null limit 1`,
 };
 

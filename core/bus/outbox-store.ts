@@ -52,11 +52,15 @@ const INSERT_DUE_AT = preparedStatement(
   `${INSERT_COLUMNS} values ($1, $2, $3, $4::jsonb, $5::jsonb, $6, $7, $8, $9, $10::timestamptz, clock_timestamp())`,
   NEUTRAL,
 );
-const DELETE_UNLEASED_DUPLICATE = preparedStatement(
-  'bus.outbox-delete-duplicate',
-  'delete from bus_outbox where topic = $1 and dedupe_key = $2 and locked_until is null',
-  NEUTRAL,
-);
+/**
+ * A keyed message replaces the one of its topic and key still waiting (not leased): the
+ * delete and the insert in one statement (one round trip: a chat turn arms its session's
+ * idle timer this way on every customer message). The delete works on the statement's
+ * snapshot, so it never sees the row the same statement inserts; the key has no unique index.
+ */
+const replacing = (insert: string) => `with replaced as (delete from bus_outbox where topic = $3 and dedupe_key = $7 and locked_until is null) ${insert}`;
+const REPLACE_DUE_IN = preparedStatement('bus.outbox-replace-due-in', replacing(INSERT_DUE_IN.text), NEUTRAL);
+const REPLACE_DUE_AT = preparedStatement('bus.outbox-replace-due-at', replacing(INSERT_DUE_AT.text), NEUTRAL);
 const DELETE_COMPLETED = preparedStatement('bus.outbox-delete-completed', 'delete from bus_outbox where id = any($1::uuid[])', NEUTRAL);
 
 /** The claim, with or without deleting the rows completed since the last one ($3, kept out of what it claims). */
@@ -109,8 +113,8 @@ export class OutboxStore {
   /** Inserts in the transaction of `em` (the publisher's). */
   async insert(em: EntityManager, row: OutboxInsert): Promise<string> {
     const messageId = row.messageId ?? newMessageId();
-    if (row.dedupeKey) await boundQuery(em, DELETE_UNLEASED_DUPLICATE, [row.topic, row.dedupeKey]);
-    await boundQuery(em, row.at ? INSERT_DUE_AT : INSERT_DUE_IN, [
+    const statement = row.dedupeKey ? (row.at ? REPLACE_DUE_AT : REPLACE_DUE_IN) : row.at ? INSERT_DUE_AT : INSERT_DUE_IN;
+    await boundQuery(em, statement, [
       newMessageId(),
       messageId,
       row.topic,

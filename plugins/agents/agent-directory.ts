@@ -1,6 +1,6 @@
-import { createServiceRef, type OrmService, type SecretsService, type TenantService } from '../../core';
+import { boundQuery, createServiceRef, preparedStatement, type OrmService, type SecretsService, type TenantService } from '../../core';
 import type { AgentJson, AgentReader } from './agent-reader';
-import { AgentIntent, AgentWebhook } from './entities';
+import { AgentWebhook } from './entities';
 import { intentAuthToken, webhookSecret } from './secret-columns';
 
 export interface IntentWebhookTarget {
@@ -37,6 +37,12 @@ export interface AgentDirectory {
   assigningSchedule(scheduleUuid: string): Promise<Array<{ uuid: string; name: string }>>;
 }
 
+/** Read on every intent tool call of a turn: prepared, and without the join MikroORM adds to filter the agent by tenant too. */
+const INTENT_WEBHOOK = preparedStatement(
+  'agents.intent-webhook',
+  'select webhook_url, webhook_auth_token from agent_intents where tenant_uuid = $1 and uuid = $2 and agent_uuid = $3',
+);
+
 export const agentDirectoryRef = createServiceRef<AgentDirectory>('agents.directory');
 
 export function createAgentDirectory(orm: OrmService, tenants: TenantService, secrets: SecretsService, reader: AgentReader): AgentDirectory {
@@ -71,10 +77,10 @@ export function createAgentDirectory(orm: OrmService, tenants: TenantService, se
     getWithoutSlots: (agentUuid) => reader.one(orm.em, tenants.require().uuid, agentUuid, { slots: false }),
     async intentWebhook(agentUuid, intentUuid) {
       const tenant = tenants.require();
-      const intent = await orm.em.findOne(AgentIntent, { uuid: intentUuid, agentUuid });
-      if (!intent?.webhookUrl) return null;
-      const authToken = intent.webhookAuthToken ? secrets.decrypt(intent.webhookAuthToken, intentAuthToken.context(tenant.uuid)) : null;
-      return { url: intent.webhookUrl, authToken };
+      const [intent] = await boundQuery<{ webhook_url: string | null; webhook_auth_token: string | null }>(orm.em, INTENT_WEBHOOK, [tenant.uuid, intentUuid, agentUuid]);
+      if (!intent?.webhook_url) return null;
+      const authToken = intent.webhook_auth_token ? secrets.decrypt(intent.webhook_auth_token, intentAuthToken.context(tenant.uuid)) : null;
+      return { url: intent.webhook_url, authToken };
     },
     async webhookSubscribers(agentUuid, event) {
       const tenant = tenants.require();

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { createServiceRef } from '../../core';
+import { boundQuery, createServiceRef, preparedStatement } from '../../core';
 import { PERSONA_MEMBERS } from './schemas/agent';
 import { Appointments, appointmentsDefaults } from './schemas/appointments';
 import { TextSettings, textDefaults } from './schemas/text-settings';
@@ -111,8 +111,13 @@ const agentColumns = [
  * to the agent's row, so an agent with hundreds of list items costs one round trip
  * and no entity hydration (measured against per-list queries in bench/api-read).
  * The tenant is a condition here because raw SQL bypasses the ORM's tenant filter.
+ * Prepared: every chat turn reads its agent, and PostgreSQL would otherwise parse and
+ * plan this statement, subqueries and all, on each read.
  */
-export const SELECT_AGENTS = `select ${[...agentColumns, ...listColumns].join(', ')} from "agents" a where a.tenant_uuid = ? and a.uuid in (?)`;
+export const SELECT_AGENTS = preparedStatement(
+  'agents.read',
+  `select ${[...agentColumns, ...listColumns].join(', ')} from "agents" a where a.tenant_uuid = $1 and a.uuid = any($2::uuid[])`,
+);
 
 export interface ReadOptions {
   /** With the settings slots other plugins add (default); without, one statement fewer per slot. */
@@ -134,7 +139,7 @@ export class AgentReader {
   /** These agents of the tenant, in the order asked, skipping unknown ids. */
   async many(em: EntityManager, tenantUuid: string, agentUuids: readonly string[], { slots = true }: ReadOptions = {}): Promise<AgentJson[]> {
     if (agentUuids.length === 0) return [];
-    const rows: Array<Record<string, any>> = await em.getConnection().execute(SELECT_AGENTS, [tenantUuid, agentUuids], 'all', em.getTransactionContext());
+    const rows = await boundQuery<Record<string, any>>(em, SELECT_AGENTS, [tenantUuid, agentUuids]);
     const byUuid = new Map(rows.map((row) => [row.uuid as string, row]));
     const found = agentUuids.filter((uuid) => byUuid.has(uuid));
     const read = slots ? this.slots : [];

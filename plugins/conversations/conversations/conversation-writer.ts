@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError, NotFoundError, ValidationError, boundQuery, createServiceRef, preparedStatement, type BusService, type FieldErrors, type TenantService } from '../../../core';
+import { ConflictError, NotFoundError, ValidationError, boundQuery, createServiceRef, newUuid, preparedStatement, type BusService, type FieldErrors, type TenantService } from '../../../core';
 import type { AgentDirectory } from '../../agents';
 import { DELIVERY_STATUS_RANK, type Channel, type DeliveryStatus, type MessageType, type Sender } from '../channels';
 import type { ContactCheck } from '../contact-check';
@@ -93,12 +93,45 @@ const CUSTOMER_MESSAGES_SINCE = preparedStatement(
   "select count(*)::int as n from conversation_messages where tenant_uuid = $1 and conversation_uuid = $2 and sender = 'customer' and created_at >= $3",
 );
 
+/**
+ * Messages into the conversation's open session, with the session's counts, in one round
+ * trip (the hot path of every turn): the UPDATE locks the open session (the order of
+ * row-locks.ts: the caller holds the conversation's) and, should a timeout have closed it
+ * meanwhile, re-checks `status = 'open'` on the newest row and finds none; then nothing is
+ * inserted and the caller opens a session the long way. $9 is null when no customer wrote.
+ */
+const RECORD_INTO_OPEN_SESSION = preparedStatement(
+  'conversations.record-into-open-session',
+  'with session as (update conversation_sessions set message_count = message_count + $8, ' +
+    'last_customer_message_at = coalesce($9::timestamptz, last_customer_message_at), updated_at = $10 ' +
+    "where tenant_uuid = $1 and conversation_uuid = $2 and status = 'open' returning uuid), " +
+    'inserted as (insert into conversation_messages (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content) ' +
+    'select m.uuid, $1, m.created_at, m.created_at, $2, session.uuid, $3, $4, $5, $6, m.sender, m.message_type, m.content ' +
+    'from session, jsonb_to_recordset($7::jsonb) as m(uuid uuid, created_at timestamptz, sender text, message_type text, content text) returning 1) ' +
+    'select uuid from session',
+);
+const FIND = preparedStatement(
+  'conversations.find',
+  'select uuid, agent_uuid, contact_uuid, channel, channel_label, status, started_at, ended_at, created_at, updated_at from conversations where tenant_uuid = $1 and uuid = $2',
+);
+
 type MessageRow = Omit<MessageJson, 'message_uuid' | 'created_at'> & { uuid: string; created_at: Date | string };
 const rowJson = ({ uuid, created_at, ...row }: MessageRow): MessageJson => ({ message_uuid: uuid, ...row, created_at: new Date(created_at).toISOString() });
+/** Timestamps come as the driver gives them (a Date, or the text MikroORM's connection leaves them as). */
+type Stamp = Date | string;
+type ConversationRow = Omit<ConversationJson, 'started_at' | 'ended_at' | 'created_at' | 'updated_at'> & { started_at: Stamp; ended_at: Stamp | null; created_at: Stamp; updated_at: Stamp };
+const isoOf = (stamp: Stamp) => new Date(stamp).toISOString();
+const conversationRowJson = (row: ConversationRow): ConversationJson => ({
+  ...row,
+  started_at: isoOf(row.started_at),
+  ended_at: row.ended_at === null ? null : isoOf(row.ended_at),
+  created_at: isoOf(row.created_at),
+  updated_at: isoOf(row.updated_at),
+});
 
 export function createConversationWriter({ bus, tenants, agents, sessionization, contacts }: ConversationWriterDeps): ConversationWriter {
   const locked = async (em: EntityManager, uuid: string): Promise<Conversation> => {
-    const conversation = await lockConversation(em, uuid);
+    const conversation = await lockConversation(em, tenants.require().uuid, uuid);
     if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
     return conversation;
   };
@@ -115,6 +148,12 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
     if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');
     // Taken under the lock, so messages of one conversation are stamped in the order they are recorded.
     const now = new Date();
+    const into = await recordIntoOpenSession(em, conversation, inputs, now);
+    if (into) {
+      if (inputs.some((input) => input.sender === 'customer')) await armIdleTimer(bus, into[0].session_uuid, await sessionization.forAgent(em, conversation.agentUuid));
+      await bus.publishMany(CONVERSATION_TOPICS.messageCreated, into);
+      return into;
+    }
     const existing = await lockOpenSession(em, conversation.uuid);
     const session = existing ?? openSession(em, conversation, inputs[0].createdAt ?? now);
     const messages = inputs.map((input) => {
@@ -142,6 +181,42 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
     return json;
   };
 
+  /** The messages as recorded into the open session; null when the conversation has none open (nothing written). */
+  const recordIntoOpenSession = async (em: EntityManager, conversation: Conversation, inputs: readonly RecordInput[], now: Date): Promise<MessageJson[] | null> => {
+    const messages: MessageJson[] = inputs.map((input) => ({
+      message_uuid: newUuid(),
+      conversation_uuid: conversation.uuid,
+      session_uuid: '',
+      contact_uuid: conversation.contactUuid,
+      agent_uuid: conversation.agentUuid,
+      channel: conversation.channel,
+      channel_label: conversation.channelLabel,
+      sender: input.sender,
+      message_type: input.messageType ?? 'text',
+      content: input.content,
+      created_at: (input.createdAt ?? now).toISOString(),
+      delivery_status: null,
+      delivery_error: null,
+    }));
+    const lastCustomer = messages.findLast((message) => message.sender === 'customer')?.created_at ?? null;
+    const rows = messages.map((m) => ({ uuid: m.message_uuid, created_at: m.created_at, sender: m.sender, message_type: m.message_type, content: m.content }));
+    const [session] = await boundQuery<{ uuid: string }>(em, RECORD_INTO_OPEN_SESSION, [
+      tenants.require().uuid,
+      conversation.uuid,
+      conversation.contactUuid,
+      conversation.agentUuid,
+      conversation.channel,
+      conversation.channelLabel,
+      JSON.stringify(rows),
+      messages.length,
+      lastCustomer,
+      now,
+    ]);
+    if (!session) return null;
+    for (const message of messages) message.session_uuid = session.uuid;
+    return messages;
+  };
+
   return {
     async open(em, input) {
       const errors: FieldErrors = {};
@@ -164,12 +239,12 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
     },
 
     async find(em, conversationUuid) {
-      const conversation = await em.findOne(Conversation, { uuid: conversationUuid }, { disableIdentityMap: true });
-      return conversation ? conversationJson(conversation) : null;
+      const [row] = await boundQuery<ConversationRow>(em, FIND, [tenants.require().uuid, conversationUuid]);
+      return row ? conversationRowJson(row) : null;
     },
 
     async lock(em, conversationUuid) {
-      const conversation = await lockConversation(em, conversationUuid);
+      const conversation = await lockConversation(em, tenants.require().uuid, conversationUuid);
       return conversation ? conversationJson(conversation) : null;
     },
 

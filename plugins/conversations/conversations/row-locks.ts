@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, type EntityData } from '@mikro-orm/core';
+import { boundQuery, preparedStatement } from '../../../core';
 import { Conversation, ConversationSession } from '../entities';
 
 /*
@@ -14,21 +15,30 @@ import { Conversation, ConversationSession } from '../entities';
  * version after waiting, so a session closed meanwhile is not found.
  */
 
+/** Every column, named: a prepared statement's result must not change shape under it. */
+const LOCK_CONVERSATION = preparedStatement(
+  'conversations.lock',
+  'select uuid, tenant_uuid, created_at, updated_at, agent_uuid, contact_uuid, channel, channel_label, status, started_at, ended_at ' +
+    'from conversations where tenant_uuid = $1 and uuid = $2 for update',
+);
+
 /** Conversations each EntityManager has locked, by the transaction that holds the locks. */
 const held = new WeakMap<EntityManager, { transaction: unknown; conversations: Map<string, Conversation> }>();
 
 /**
- * The conversation, locked until the transaction ends; null when the tenant has none.
+ * The conversation, locked until the transaction ends; null when the tenant (the current one) has none.
  * Asked again in the same transaction (a turn checks the conversation, then records
  * into it), the row it holds is returned without a second round trip: under the lock,
  * no other transaction can have changed it.
  */
-export async function lockConversation(em: EntityManager, uuid: string): Promise<Conversation | null> {
+export async function lockConversation(em: EntityManager, tenantUuid: string, uuid: string): Promise<Conversation | null> {
   const transaction = em.getTransactionContext();
   const locks = held.get(em);
   const mine = locks && locks.transaction === transaction ? locks.conversations.get(uuid) : undefined;
   if (mine) return mine;
-  const conversation = await em.findOne(Conversation, { uuid }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // A prepared statement mapped to the entity: the lock is taken twice a chat turn, and MikroORM would build the query anew each time.
+  const [row] = await boundQuery<EntityData<Conversation>>(em, LOCK_CONVERSATION, [tenantUuid, uuid]);
+  const conversation = row ? em.map(Conversation, row) : null;
   if (conversation && transaction !== undefined) {
     if (!locks || locks.transaction !== transaction) held.set(em, { transaction, conversations: new Map([[uuid, conversation]]) });
     else locks.conversations.set(uuid, conversation);
