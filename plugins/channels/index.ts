@@ -22,6 +22,7 @@ import { Migration0001Channels } from './migrations/0001-channels';
 import { Migration0002ChatappTemplates } from './migrations/0002-chatapp-templates';
 import { Migration0003TemplateStatusReason } from './migrations/0003-template-status-reason';
 import { Migration0004InboundOrder } from './migrations/0004-inbound-order';
+import { Migration0005SendOrder } from './migrations/0005-send-order';
 import { channelSendingRef } from './outreach';
 import { channelConnectionsRef, createChannelConnections } from './connections/connection-opener';
 import { templateRoutes } from './templates/template-routes';
@@ -64,6 +65,7 @@ export default definePlugin({
     { name: '0002-chatapp-templates', class: Migration0002ChatappTemplates },
     { name: '0003-template-status-reason', class: Migration0003TemplateStatusReason },
     { name: '0004-inbound-order', class: Migration0004InboundOrder },
+    { name: '0005-send-order', class: Migration0005SendOrder },
   ],
   config: channelsConfig,
   provides: [channelDrivers, inboundAudioTranscriber],

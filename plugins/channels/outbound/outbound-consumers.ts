@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { boundQuery, type BusService, type Egress, type Logger, type SecretsService, type TenantRef } from '../../../core';
+import { boundQuery, type BusService, type Egress, type Logger, type SecretsService } from '../../../core';
 import type { ConversationWriter } from '../../conversations';
 import type { ChannelDrivers } from '../channel-drivers';
 import { findConnection, openConnection } from '../connections/connection-store';
 import { ChannelSendError, type ChannelDriver, type DriverContext } from '../driver';
+import { holdBehindEarlier, sendState, settleAndWakeNext } from './send-order';
 import { textParts } from './text-parts';
 import { applyWatermark } from './watermark-receipts';
 import { CHANNEL_TOPICS, type ChannelAddress, type ReceiptPayload, type SendPayload, type TypingPayload } from '../topics';
@@ -21,6 +22,8 @@ export interface OutboundDeps {
 type SendOutcome =
   | { kind: 'sent'; externalId: string }
   | { kind: 'already' }
+  /** An earlier message of the thread is not settled yet: nothing was sent (send-order.ts). */
+  | { kind: 'wait' }
   | { kind: 'retry'; reason: string; retryAfterSeconds: number | null; partsSent: number }
   | { kind: 'failed'; reason: string };
 
@@ -43,12 +46,6 @@ async function driverContext(em: EntityManager, deps: OutboundDeps, address: Cha
   };
 }
 
-/** The provider's id of a message already sent (a redelivered send finds it and sends nothing again). */
-async function sentAs(em: EntityManager, tenant: TenantRef, messageUuid: string): Promise<string | null> {
-  const [row] = await boundQuery<{ external_id: string | null }>(em, 'select external_id from channel_deliveries where tenant_uuid = $1 and uuid = $2', [tenant.uuid, messageUuid]);
-  return row?.external_id ?? null;
-}
-
 /** Waits before retry `attempt + 1`: exponential from `sendBackoffMs`, or longer when the provider asks (Retry-After). */
 export function retryDelayMs(attempt: number, initialMs: number, retryAfterSeconds: number | null): number {
   const backoff = Math.min(MAX_BACKOFF_MS, initialMs * 4 ** (attempt - 1));
@@ -60,7 +57,9 @@ export function retryDelayMs(attempt: number, initialMs: number, retryAfterSecon
  * provider answers); the handler records the provider's id and `sent`. A retryable
  * failure is queued again as a delayed message, honouring the provider's Retry-After
  * (the bus's own retries cannot take a delay); a refusal, or the last attempt, is `failed`
- * with the reason. Typing indicators (`channels.typing`) are best effort.
+ * with the reason. A thread's messages go one after another, in the order queued: a send
+ * behind an unsettled one waits, and a settled one wakes the next (send-order.ts).
+ * Typing indicators (`channels.typing`) are best effort.
  */
 export function runOutbound(deps: OutboundDeps): void {
   const { bus, conversations, logger, settings } = deps;
@@ -72,7 +71,9 @@ export function runOutbound(deps: OutboundDeps): void {
       concurrency: 8,
       prepare: async (message, { em }) => {
         const payload = message.payload;
-        if (await sentAs(em, message.tenant!, payload.message_uuid)) return { kind: 'already' };
+        const state = await sendState(em, message.tenant!, payload.message_uuid);
+        if (state === 'sent') return { kind: 'already' };
+        if (state === 'behind') return { kind: 'wait' };
         const found = await driverContext(em, deps, payload);
         if (!found) return { kind: 'failed', reason: 'The channel connection or its driver is gone' };
         // A text longer than the provider takes goes in parts, in order; a retry goes on after those sent.
@@ -99,12 +100,14 @@ export function runOutbound(deps: OutboundDeps): void {
     async (message, { em, prepared }) => {
       const payload = message.payload;
       const tenant = message.tenant!;
-      if (prepared.kind === 'already') return;
+      if (prepared.kind === 'wait') return holdBehindEarlier(em, bus, tenant, payload);
+      if (prepared.kind === 'already') return settleAndWakeNext(em, bus, tenant, payload.message_uuid, null);
       if (prepared.kind === 'sent') {
-        await boundQuery(em, 'update channel_deliveries set external_id = $3, updated_at = now() where tenant_uuid = $1 and uuid = $2', [tenant.uuid, payload.message_uuid, prepared.externalId]);
+        await settleAndWakeNext(em, bus, tenant, payload.message_uuid, prepared.externalId);
         await conversations.setDelivery(em, payload.message_uuid, 'sent');
         return;
       }
+      // A retry leaves the delivery unsettled: the thread's later messages wait for it.
       if (prepared.kind === 'retry' && payload.attempt < settings.sendAttempts) {
         const delay = retryDelayMs(payload.attempt, settings.sendBackoffMs, prepared.retryAfterSeconds);
         logger.info('channel send will be retried', { channel_uuid: payload.channel_uuid, message_uuid: payload.message_uuid, attempt: payload.attempt, delay_ms: delay, reason: prepared.reason });
@@ -113,6 +116,7 @@ export function runOutbound(deps: OutboundDeps): void {
       }
       const reason = prepared.kind === 'retry' ? `${prepared.reason} (gave up after ${payload.attempt} attempts)` : prepared.reason;
       logger.warn('channel send failed', { channel_uuid: payload.channel_uuid, message_uuid: payload.message_uuid, reason });
+      await settleAndWakeNext(em, bus, tenant, payload.message_uuid, null);
       await conversations.setDelivery(em, payload.message_uuid, 'failed', reason);
     },
   );

@@ -165,12 +165,12 @@ async function sendTemplate(em: EntityManager, deps: SendMessageDeps, tenant: Te
     throw new Error(`the template could not be sent: ${error instanceof ChannelSendError ? error.message : error instanceof Error ? error.message : String(error)}`);
   }
   const message = await deps.conversations.record(em, conversationUuid, { sender: 'agent', messageType: 'text', content: renderedBody(template.components, fillOf(data)) || `[template ${template.name}]` });
-  await boundQuery(em, 'insert into channel_deliveries (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id) values ($1, $2, now(), now(), $3, $4) on conflict (uuid) do nothing', [
-    message.message_uuid,
-    tenant.uuid,
-    route.address.channel_uuid,
-    externalId,
-  ]);
+  // Sent already: settled, it holds none of the thread's later messages up.
+  await boundQuery(
+    em,
+    'insert into channel_deliveries (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id, recipient, settled_at) values ($1, $2, now(), now(), $3, $4, $5, now()) on conflict (uuid) do nothing',
+    [message.message_uuid, tenant.uuid, route.address.channel_uuid, externalId, to],
+  );
   await deps.conversations.setDelivery(em, message.message_uuid, 'sent');
   return { message_uuid: message.message_uuid, external_id: externalId };
 }

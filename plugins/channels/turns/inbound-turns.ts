@@ -250,7 +250,7 @@ async function recordMedia(em: EntityManager, deps: InboundTurnDeps, payload: In
   return opened.uuid;
 }
 
-/** One send per reply line, due when the agent's pacing says; each line's delivery `pending` until sent. */
+/** One send per reply line, due when the agent's pacing says (and after the thread's earlier messages went); each line's delivery `pending` until sent. */
 export async function queueReply(
   em: EntityManager,
   deps: InboundTurnDeps,
@@ -276,11 +276,12 @@ export async function queueReply(
       await deps.bus.publish(CHANNEL_TOPICS.typing, typing, { at: new Date(now + pace.typingAtMs) });
     }
     const send: SendPayload = { ...pick(address), ...reply, message_uuid: line.uuid, to, text: line.content, attempt: 1 };
-    await boundQuery(em, 'insert into channel_deliveries (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id) values ($1, $2, now(), now(), $3, null) on conflict (uuid) do nothing', [
-      line.uuid,
-      tenant.uuid,
-      address.channel_uuid,
-    ]);
+    // Its recipient and its place (`seq`, in this order) make the line wait for the thread's earlier ones (outbound/send-order.ts).
+    await boundQuery(
+      em,
+      'insert into channel_deliveries (uuid, tenant_uuid, created_at, updated_at, channel_uuid, external_id, recipient) values ($1, $2, now(), now(), $3, null, $4) on conflict (uuid) do nothing',
+      [line.uuid, tenant.uuid, address.channel_uuid, to],
+    );
     await deps.conversations.setDelivery(em, line.uuid, 'pending');
     await deps.bus.publish(CHANNEL_TOPICS.send, send, { at: new Date(now + pace.sendAtMs) });
   }

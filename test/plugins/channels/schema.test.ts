@@ -18,7 +18,7 @@ describe('channels database schema', () => {
 
   it('records its migration after the plugins it depends on, once', async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed.filter((name) => name.startsWith('channels/'))).toEqual(['channels/0001-channels', 'channels/0002-chatapp-templates', 'channels/0003-template-status-reason', 'channels/0004-inbound-order']);
+    expect(executed.filter((name) => name.startsWith('channels/'))).toEqual(['channels/0001-channels', 'channels/0002-chatapp-templates', 'channels/0003-template-status-reason', 'channels/0004-inbound-order', 'channels/0005-send-order']);
     expect(executed.findLastIndex((name) => name.startsWith('runtime/'))).toBeLessThan(executed.indexOf('channels/0001-channels'));
     expect(executed).toContain('conversations/0003-message-delivery');
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
