@@ -17,7 +17,7 @@ import { intentCalledEvent } from './topics';
 // The public API of the runtime plugin: what other plugins (channel adapters, calls) may import.
 export { RUNTIME_TOPICS, type IntentCalledEvent } from './topics';
 export type { ChatTurnJson, ChatRequestJson } from './chat/chat-schemas';
-export { chatTurnsRef, type ChatTurns } from './chat/chat-turns';
+export { chatTurnsRef, type ChatTurns, type TakeOptions } from './chat/chat-turns';
 export { runtimeToolProviders, contributeRuntimeTools, type RuntimeToolProvider, type RuntimeTool, type RuntimeToolTurn } from './tools/tool-providers';
 
 /** The runtime's own Turn, shared by its route and ChatTurns (not exported: other plugins use chatTurnsRef). */

@@ -5,7 +5,7 @@ import type { CallEvent, CallInstruction, ProviderCallStatus } from '../driver';
 import { Call, type EndedReason } from '../entities';
 import { CALL_TOPICS, type RecordingPayload } from '../topics';
 import type { VoiceConfig } from './agent-line';
-import { HANGUP, closing, endNow, listen, mustLock, overTime, recordAgentLines, say, voiceOf, withTransaction, type CallRef } from './call-steps';
+import { HANGUP, agentAndVoice, closing, endNow, listen, mustLock, overTime, recordAgentLines, say, voiceOf, withTransaction, type CallRef } from './call-steps';
 import type { CallDeps } from './deps';
 import { advance, endCall, markEnding } from './transitions';
 import { planTransfer } from './transfer-target';
@@ -58,7 +58,7 @@ export async function silence(deps: CallDeps, ref: CallRef): Promise<CallInstruc
 /** One utterance of the caller: one runtime turn, its lines said, and what the turn decided (go on, transfer, end). */
 export async function speech(deps: CallDeps, tenant: TenantRef, ref: CallRef, text: string): Promise<CallInstruction[]> {
   const callUuid = ref.uuid;
-  const voice = await voiceOf(deps, ref);
+  const { agent, voice } = await agentAndVoice(deps, ref);
   const before = await withTransaction(deps, async (em) => {
     const call = await mustLock(em, callUuid);
     if (call.status === 'ended' || call.endingReason) return { instructions: [HANGUP] };
@@ -74,7 +74,9 @@ export async function speech(deps: CallDeps, tenant: TenantRef, ref: CallRef, te
   if (!before.call) return before.instructions;
   let turn: ChatTurnJson;
   try {
-    turn = await deps.turns.take(tenant, before.call.agentUuid, { message: text.slice(0, 8000), conversation_uuid: before.call.conversationUuid, channel: 'voice' });
+    turn = await deps.turns.take(tenant, before.call.agentUuid, { message: text.slice(0, 8000), conversation_uuid: before.call.conversationUuid, channel: 'voice' }, undefined, {
+      agent: agent ?? undefined,
+    });
   } catch (error) {
     // A closed conversation or an agent gone: nobody can answer any more.
     if (error instanceof ConflictError || error instanceof NotFoundError) return withTransaction(deps, async (em) => endNow(deps, em, await mustLock(em, callUuid), voice, 'hangup_by_agent', []));

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { NotFoundError } from '../../../core';
 import type { CallInstruction } from '../driver';
 import type { Call, EndedReason } from '../entities';
+import type { AgentJson } from '../../agents';
 import { voiceConfig, type VoiceConfig } from './agent-line';
 import { lockCall } from './call-rows';
 import type { CallDeps } from './deps';
@@ -26,8 +27,13 @@ export async function recordAgentLines(deps: CallDeps, em: EntityManager, call: 
 }
 
 export async function voiceOf(deps: CallDeps, call: Pick<Call, 'agentUuid'>): Promise<VoiceConfig> {
+  return (await agentAndVoice(deps, call)).voice;
+}
+
+/** The agent as read (null when gone) and its voice settings; a turn is handed the agent so that it does not read it again. */
+export async function agentAndVoice(deps: CallDeps, call: Pick<Call, 'agentUuid'>): Promise<{ agent: AgentJson | null; voice: VoiceConfig }> {
   const agent = await deps.agents.getWithoutSlots(call.agentUuid);
-  return voiceConfig(agent ?? { agent_uuid: call.agentUuid, name: '' });
+  return { agent, voice: voiceConfig(agent ?? { agent_uuid: call.agentUuid, name: '' }) };
 }
 
 export function withTransaction<T>(deps: CallDeps, work: (em: EntityManager) => Promise<T>): Promise<T> {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createServiceRef, type EventStreamWriter, type OrmService, type TenantRef } from '../../../core';
+import type { AgentJson } from '../../agents';
 import type { ChatRequestJson, ChatTurnJson } from './chat-schemas';
 import type { Turn } from './turn';
 
@@ -11,8 +12,16 @@ import type { Turn } from './turn';
  * (agent, conversation), ConflictError (an inactive agent, a closed conversation).
  */
 export interface ChatTurns {
-  /** `options.messageType`: `audio` records the customer's message as a voice note whose content is its transcript (a channel's); default `text`. */
-  take(tenant: TenantRef, agentUuid: string, request: ChatRequestJson, stream?: EventStreamWriter, options?: { messageType?: 'text' | 'audio' }): Promise<ChatTurnJson>;
+  /**
+   * `options.messageType`: `audio` records the customer's message as a voice note whose content is its transcript (a channel's); default `text`.
+   * `options.agent`: the agent as the caller has just read it (`AgentDirectory.getWithoutSlots`), which the turn then does not read again.
+   */
+  take(tenant: TenantRef, agentUuid: string, request: ChatRequestJson, stream?: EventStreamWriter, options?: TakeOptions): Promise<ChatTurnJson>;
+}
+
+export interface TakeOptions {
+  messageType?: 'text' | 'audio';
+  agent?: AgentJson;
 }
 
 export const chatTurnsRef = createServiceRef<ChatTurns>('runtime.chatTurns');
@@ -21,7 +30,7 @@ export function createChatTurns(orm: OrmService, turn: Turn): ChatTurns {
   return {
     async take(tenant, agentUuid, request, stream, options = {}) {
       const em = orm.em.fork() as EntityManager;
-      const begun = await turn.begin(em, tenant, agentUuid, request, options.messageType);
+      const begun = await turn.begin(em, tenant, agentUuid, request, options.messageType, options.agent);
       return turn.run(em, begun, stream);
     },
   };

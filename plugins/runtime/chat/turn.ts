@@ -15,7 +15,7 @@ import {
   type TenantRef,
   type ToolMessage,
 } from '../../../core';
-import type { AgentDirectory, AgentView, GuardRuleJson } from '../../agents';
+import type { AgentDirectory, AgentJson, AgentView, GuardRuleJson } from '../../agents';
 import type { ContactDirectory } from '../../contacts';
 import type { Channel, ConversationJson, ConversationWriter, MessageJson } from '../../conversations';
 import type { ContactMemoryReader } from '../../memorize';
@@ -27,7 +27,7 @@ import { toolCatalog } from '../tools/tool-catalog';
 import type { RuntimeToolProvider, RuntimeToolTurn } from '../tools/tool-providers';
 import { runTools, type ToolOutcome } from '../tools/tool-runner';
 import { RUNTIME_TOPICS, type IntentCalledEvent } from '../topics';
-import { activeRoutingRules, dailyLimit, guardRulesFor, localDayStart, splitMessages, workingHours } from '../turn-rules';
+import { activeRoutingRules, customerMessagesSinceIn, dailyLimit, guardRulesFor, localDayStart, splitMessages, workingHours } from '../turn-rules';
 import type { ChatRequestJson, ChatTurnJson } from './chat-schemas';
 import type { HeldLease, TurnLeases } from './turn-lease';
 
@@ -81,9 +81,9 @@ const DEFAULT_CLOSING_LINE = 'Thank you for reaching out. Goodbye!';
 export class Turn {
   constructor(private readonly deps: TurnDeps) {}
 
-  async begin(em: EntityManager, tenant: TenantRef, agentUuid: string, body: ChatRequestJson, messageType: BegunTurn['messageType'] = 'text'): Promise<BegunTurn> {
-    // The agents plugin's JSON, typed where the runtime reads it (AgentView).
-    const agent = (await this.deps.agents.getWithoutSlots(agentUuid)) as AgentView | null;
+  async begin(em: EntityManager, tenant: TenantRef, agentUuid: string, body: ChatRequestJson, messageType: BegunTurn['messageType'] = 'text', read?: AgentJson): Promise<BegunTurn> {
+    // The agents plugin's JSON, typed where the runtime reads it (AgentView); a caller's fresh read of the same agent is not repeated.
+    const agent = (read?.agent_uuid === agentUuid ? read : await this.deps.agents.getWithoutSlots(agentUuid)) as AgentView | null;
     if (!agent) throw new NotFoundError('Agent not found');
     const inactive = () => new ConflictError(`The agent is ${agent.status}; only an active agent answers`);
     if (body.conversation_uuid) {
@@ -116,7 +116,8 @@ export class Turn {
       if (conversation.status !== 'open') throw new ConflictError(`The conversation is ${conversation.status}`);
       const customer = await this.deps.conversations.record(tx, conversationUuid, { sender: 'customer', messageType: begun.messageType, content: begun.message, createdAt: now });
       const history = await this.deps.conversations.history(tx, conversationUuid, this.deps.settings.historyMessages);
-      const today = limit ? await this.deps.conversations.countCustomerMessagesSince(tx, conversationUuid, localDayStart(begun.agent.timezone, now)) : 0;
+      const since = limit ? localDayStart(begun.agent.timezone, now) : null;
+      const today = since ? (customerMessagesSinceIn(history, this.deps.settings.historyMessages, since) ?? (await this.deps.conversations.countCustomerMessagesSince(tx, conversationUuid, since))) : 0;
       return { conversation, customer, history, today, now };
     };
     return this.deps.leases.run(em, begun.tenant.uuid, conversationUuid, first, (opened, lease) => this.underLease(em, begun, opened, lease, stream));

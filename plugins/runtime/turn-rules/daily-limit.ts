@@ -23,3 +23,16 @@ export function dailyLimit(agent: AgentJson): DailyLimit | null {
   const text = limits.daily_conversation_limit_exceeded_message;
   return { max, message: typeof text === 'string' && text.trim() !== '' ? text.trim() : DEFAULT_DAILY_LIMIT_MESSAGE };
 }
+
+/**
+ * The customer messages since `since` as the history already read tells them, when it can:
+ * a history shorter than what was asked for (`asked`) is the whole conversation, and one
+ * whose oldest message is older than `since` holds all of that day. Otherwise null: the
+ * caller counts in the database. Saves a statement on nearly every turn.
+ */
+export function customerMessagesSinceIn(history: ReadonlyArray<{ sender: string; created_at: string }>, asked: number, since: Date): number | null {
+  const from = since.getTime();
+  const whole = history.length < asked || (history.length > 0 && Date.parse(history[0].created_at) < from);
+  if (!whole) return null;
+  return history.filter((message) => message.sender === 'customer' && Date.parse(message.created_at) >= from).length;
+}
