@@ -9,6 +9,7 @@ import { pbxDirectoryRef } from '../telephony';
 import { telephonyDrivers } from './drivers-point';
 import { twilioVoiceDriver } from './drivers/twilio';
 import { runCallConsumers } from './engine/consumers';
+import { scheduleRecordingsSweep } from './engine/recordings-sweep';
 import type { CallDeps } from './engine/deps';
 import { lineProblems, placeCall, type PlaceCallInput } from './engine/place-call';
 import * as entities from './entities';
@@ -104,9 +105,10 @@ export default definePlugin({
     }),
   ],
   contributes: [telephonyDrivers.add(twilioVoiceDriver), agentWebhookEvents.add(callStatusEvent)],
-  deps: { http: coreServices.http, deps: callDepsRef },
-  init({ http, deps }) {
+  deps: { http: coreServices.http, lifecycle: coreServices.lifecycle, deps: callDepsRef },
+  init({ http, lifecycle, deps }) {
     for (const route of [...callRoutes(deps), ...liveRoutes(deps), ...voiceHooks(deps)]) http.route(route);
     runCallConsumers(deps);
+    scheduleRecordingsSweep({ lifecycle, storage: deps.storage, logger: deps.logger });
   },
 });
