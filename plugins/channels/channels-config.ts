@@ -25,4 +25,10 @@ export const channelsConfig = {
   },
   audioBackoffMs: { doc: 'Milliseconds before the first retry of an inbound voice note; each later retry waits 4 times longer (at most 10 minutes)', format: 'nat', default: 3000, env: 'CHANNELS_AUDIO_BACKOFF_MS' },
   sendBackoffMs: { doc: 'Milliseconds before the first retry of a send; each later retry waits 4 times longer (at most an hour), or what the provider asks', format: 'nat', default: 2000, env: 'CHANNELS_SEND_BACKOFF_MS' },
+  sendWaitLimitMs: {
+    doc: 'Longest a message waits for an earlier one to the same customer that is still unsettled (its send dead-lettered, say) before it goes anyway',
+    format: 'nat',
+    default: 6 * 3_600_000,
+    env: 'CHANNELS_SEND_WAIT_LIMIT_MS',
+  },
 };

@@ -6,6 +6,8 @@ export const CHANNEL_TOPICS = {
   /** An inbound message with a voice note, fetched and transcribed before its turn (then published to `inbound`). */
   audio: 'channels.audio',
   send: 'channels.send',
+  /** A parked send whose wait reached `sendWaitLimitMs`: sent if still parked (send-order.ts). */
+  sendUnpark: 'channels.send-unpark',
   typing: 'channels.typing',
   receipt: 'channels.receipt',
 } as const;
@@ -57,6 +59,11 @@ export interface ReplyContext {
   from?: string;
   /** The inbound message's provider id. */
   reply_to?: string;
+}
+
+/** A send parked behind an earlier unsettled one, to be let go once it has waited long enough. */
+export interface SendUnparkPayload {
+  message_uuid: string;
 }
 
 /** Shows the customer the agent typing (`channels.typing`), where the driver can. */

@@ -4,10 +4,10 @@ import type { ConversationWriter } from '../../conversations';
 import type { ChannelDrivers } from '../channel-drivers';
 import { findConnection, openConnection } from '../connections/connection-store';
 import { ChannelSendError, type ChannelDriver, type DriverContext } from '../driver';
-import { holdBehindEarlier, sendState, settleAndWakeNext } from './send-order';
+import { holdBehindEarlier, sendState, settleAndWakeNext, unpark } from './send-order';
 import { textParts } from './text-parts';
 import { applyWatermark } from './watermark-receipts';
-import { CHANNEL_TOPICS, type ChannelAddress, type ReceiptPayload, type SendPayload, type TypingPayload } from '../topics';
+import { CHANNEL_TOPICS, type ChannelAddress, type ReceiptPayload, type SendPayload, type SendUnparkPayload, type TypingPayload } from '../topics';
 
 export interface OutboundDeps {
   bus: BusService;
@@ -16,7 +16,7 @@ export interface OutboundDeps {
   egress: Egress;
   conversations: ConversationWriter;
   logger: Logger;
-  settings: { sendAttempts: number; sendBackoffMs: number };
+  settings: { sendAttempts: number; sendBackoffMs: number; sendWaitLimitMs: number };
 }
 
 type SendOutcome =
@@ -71,7 +71,7 @@ export function runOutbound(deps: OutboundDeps): void {
       concurrency: 8,
       prepare: async (message, { em }) => {
         const payload = message.payload;
-        const state = await sendState(em, message.tenant!, payload.message_uuid);
+        const state = await sendState(em, message.tenant!, payload.message_uuid, settings.sendWaitLimitMs);
         if (state === 'sent') return { kind: 'already' };
         if (state === 'behind') return { kind: 'wait' };
         const found = await driverContext(em, deps, payload);
@@ -100,7 +100,7 @@ export function runOutbound(deps: OutboundDeps): void {
     async (message, { em, prepared }) => {
       const payload = message.payload;
       const tenant = message.tenant!;
-      if (prepared.kind === 'wait') return holdBehindEarlier(em, bus, tenant, payload);
+      if (prepared.kind === 'wait') return holdBehindEarlier(em, bus, tenant, payload, settings.sendWaitLimitMs);
       if (prepared.kind === 'already') return settleAndWakeNext(em, bus, tenant, payload.message_uuid, null);
       if (prepared.kind === 'sent') {
         await settleAndWakeNext(em, bus, tenant, payload.message_uuid, prepared.externalId);
@@ -120,6 +120,8 @@ export function runOutbound(deps: OutboundDeps): void {
       await conversations.setDelivery(em, payload.message_uuid, 'failed', reason);
     },
   );
+
+  bus.consume<SendUnparkPayload, void>({ name: 'send-unpark', topics: [CHANNEL_TOPICS.sendUnpark] }, (message, { em }) => unpark(em, bus, message.tenant!, message.payload.message_uuid));
 
   bus.consume<TypingPayload, void>(
     {

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boundQuery, preparedStatement, type BusService, type TenantRef } from '../../../core';
-import { CHANNEL_TOPICS, type SendPayload } from '../topics';
+import { CHANNEL_TOPICS, type SendPayload, type SendUnparkPayload } from '../topics';
 
 /**
  * A customer's thread (a channel and a recipient) gets the agent's messages in the order
@@ -9,14 +9,15 @@ import { CHANNEL_TOPICS, type SendPayload } from '../topics';
  * good). One that finds an earlier one unsettled parks its payload in its own row
  * (`held_payload`); the earlier one, when it settles, publishes the first unsettled
  * delivery after it again if that one is parked. A retry leaves its delivery unsettled,
- * so the lines after it wait. Rows without a recipient (queued before this) hold nothing up.
+ * so the lines after it wait. Rows without a recipient (queued before this) hold nothing
+ * up, nor do rows queued longer ago than `sendWaitLimitMs` (a parked send is let go then).
  */
 
 /** Sent already (the provider's id), and whether an earlier delivery of the thread is unsettled: read in `prepare`, in place of the plain id lookup, so no statement is added. */
 const SEND_STATE = preparedStatement(
   'channels.send-state',
-  'select d.external_id, exists (select 1 from channel_deliveries e where e.tenant_uuid = d.tenant_uuid and e.channel_uuid = d.channel_uuid and e.recipient = d.recipient and e.seq < d.seq and e.settled_at is null) as behind ' +
-    'from channel_deliveries d where d.tenant_uuid = $1 and d.uuid = $2',
+  'select d.external_id, exists (select 1 from channel_deliveries e where e.tenant_uuid = d.tenant_uuid and e.channel_uuid = d.channel_uuid and e.recipient = d.recipient and e.seq < d.seq and e.settled_at is null ' +
+    "and e.created_at > now() - $3::float8 * interval '1 millisecond') as behind from channel_deliveries d where d.tenant_uuid = $1 and d.uuid = $2",
 );
 
 /** Records the provider's id and settles the delivery in one statement; its place in the thread comes back for the wake-up. */
@@ -47,7 +48,14 @@ const WAKE_NEXT = preparedStatement(
 const LOCK_EARLIER = preparedStatement(
   'channels.lock-earlier',
   'select e.seq from channel_deliveries d join channel_deliveries e on e.tenant_uuid = d.tenant_uuid and e.channel_uuid = d.channel_uuid and e.recipient = d.recipient and e.seq < d.seq and e.settled_at is null ' +
-    'where d.tenant_uuid = $1 and d.uuid = $2 order by e.seq desc limit 1 for update of e',
+    "and e.created_at > now() - $3::float8 * interval '1 millisecond' where d.tenant_uuid = $1 and d.uuid = $2 order by e.seq desc limit 1 for update of e",
+);
+
+/** Lets a parked send go, unless a wake-up already took it (the one that clears the payload moves it on). */
+const UNPARK = preparedStatement(
+  'channels.unpark',
+  'update channel_deliveries d set held_payload = null from (select uuid, held_payload from channel_deliveries where tenant_uuid = $1 and uuid = $2 and held_payload is not null for update) parked ' +
+    'where d.tenant_uuid = $1 and d.uuid = parked.uuid returning parked.held_payload',
 );
 
 const HOLD = preparedStatement('channels.hold', 'update channel_deliveries set held_payload = $3::jsonb where tenant_uuid = $1 and uuid = $2');
@@ -58,9 +66,15 @@ interface ThreadPlace {
   seq: string;
 }
 
-/** In `prepare`, before sending: sent already, behind an earlier unsettled delivery of its thread, or free to go. */
-export async function sendState(em: EntityManager, tenant: TenantRef, messageUuid: string): Promise<'sent' | 'behind' | 'free'> {
-  const [row] = await boundQuery<{ external_id: string | null; behind: boolean }>(em, SEND_STATE, [tenant.uuid, messageUuid]);
+/**
+ * In `prepare`, before sending: sent already, behind an earlier unsettled delivery of its
+ * thread, or free to go. An earlier delivery queued more than `waitLimitMs` ago holds
+ * nothing up: retries end long before (sendAttempts, an hour's backoff at most each), so
+ * one still unsettled then has a send that will not settle it (dead-lettered, say), and
+ * the customer's thread must not stop behind it for ever.
+ */
+export async function sendState(em: EntityManager, tenant: TenantRef, messageUuid: string, waitLimitMs: number): Promise<'sent' | 'behind' | 'free'> {
+  const [row] = await boundQuery<{ external_id: string | null; behind: boolean }>(em, SEND_STATE, [tenant.uuid, messageUuid, waitLimitMs]);
   if (row?.external_id) return 'sent';
   return row?.behind ? 'behind' : 'free';
 }
@@ -78,10 +92,18 @@ export async function sendState(em: EntityManager, tenant: TenantRef, messageUui
  * when it does, it wakes the first unsettled delivery after it, which is this one or one
  * whose own settle wakes this one in turn.
  */
-export async function holdBehindEarlier(em: EntityManager, bus: BusService, tenant: TenantRef, payload: SendPayload): Promise<void> {
-  const [earlier] = await boundQuery(em, LOCK_EARLIER, [tenant.uuid, payload.message_uuid]);
-  if (earlier) await boundQuery(em, HOLD, [tenant.uuid, payload.message_uuid, JSON.stringify(payload)]);
-  else await bus.publish(CHANNEL_TOPICS.send, payload);
+export async function holdBehindEarlier(em: EntityManager, bus: BusService, tenant: TenantRef, payload: SendPayload, waitLimitMs: number): Promise<void> {
+  const [earlier] = await boundQuery(em, LOCK_EARLIER, [tenant.uuid, payload.message_uuid, waitLimitMs]);
+  if (!earlier) return void (await bus.publish(CHANNEL_TOPICS.send, payload));
+  await boundQuery(em, HOLD, [tenant.uuid, payload.message_uuid, JSON.stringify(payload)]);
+  // Should nothing wake it, it goes once the earlier one no longer holds it up (sendState).
+  await bus.publish(CHANNEL_TOPICS.sendUnpark, { message_uuid: payload.message_uuid } satisfies SendUnparkPayload, { delay: waitLimitMs + 1000 });
+}
+
+/** The delayed check of a parked send (`channels.send-unpark`): still parked, it is published again and goes. */
+export async function unpark(em: EntityManager, bus: BusService, tenant: TenantRef, messageUuid: string): Promise<void> {
+  const [parked] = await boundQuery<{ held_payload: SendPayload }>(em, UNPARK, [tenant.uuid, messageUuid]);
+  if (parked) await bus.publish(CHANNEL_TOPICS.send, parked.held_payload);
 }
 
 /**

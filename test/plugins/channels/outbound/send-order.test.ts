@@ -9,6 +9,8 @@ const KEY = 'fake-api-key';
 const SECRET = 'fake-signing-secret';
 /** A retried send waits this long: far longer than the pacing puts between two lines, so a line sent regardless of order would overtake it. */
 const BACKOFF_MS = 1000;
+/** How long a line waits at most for an earlier unsettled one: well past the retries here. */
+const WAIT_LIMIT_MS = 3000;
 /**
  * Each line 200 ms of jitter (and 60 ms a word) after the one before: the second line of a
  * reply is due about 260 ms after the first, well inside the first one's retry backoff.
@@ -31,7 +33,7 @@ beforeAll(async () => {
   vendor = await startFakeVendor(KEY);
   kit = await startTestKernel({
     plugins: [...RUNTIME_PLUGINS, CHANNELS, fakeDriverPlugin(vendor.url)],
-    config: { llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0, channels: { sendBackoffMs: BACKOFF_MS } },
+    config: { llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0, channels: { sendBackoffMs: BACKOFF_MS, sendWaitLimitMs: WAIT_LIMIT_MS } },
   });
 });
 afterAll(async () => {
@@ -132,5 +134,28 @@ describe('a thread gets the agent’s messages in the order they were written', 
 
     await agentLines(agent, (found) => found.length === 2 && found.every((m) => m.delivery_status === 'sent'));
     expect(sendsTo(customer).map((s) => s.body.text)).toEqual(['Answer to the first.', 'Answer to the first.', 'Answer to the second.']);
+  });
+
+  it('a line behind one whose send will never settle it (dead-lettered, say) goes once it has waited the limit', async () => {
+    const { agent, channel } = await agentOnChannel();
+    const customer = '+34600000104';
+    // An earlier message to the customer whose send is gone: its delivery stays unsettled.
+    const stuck = '0190ffff-0000-7000-8000-000000000104';
+    await kit.kernel.orm.em
+      .fork()
+      .getConnection()
+      .execute(`insert into channel_deliveries (uuid, tenant_uuid, created_at, updated_at, channel_uuid, recipient) values (?, ?, now(), now(), ?, ?)`, [stuck, kit.tenant.uuid, channel, customer]);
+    answer('Still here.');
+    const asked = Date.now();
+    await hook(channel, { messages: [{ id: 'order-4', from: customer, text: 'Hello?' }] }).expect(200);
+
+    const [line] = await agentLines(agent, (found) => found.length === 1 && found[0].delivery_status === 'sent');
+    expect(sendsTo(customer).map((s) => s.body.idempotency_key)).toEqual([line.message_uuid]);
+    // Parked behind the stuck one until the limit, not sent at once.
+    expect(sendsTo(customer)[0].at - asked).toBeGreaterThanOrEqual(WAIT_LIMIT_MS);
+    expect(await deliveries(channel)).toEqual([
+      { uuid: stuck, recipient: customer, settled: false, held: false },
+      { uuid: line.message_uuid, recipient: customer, settled: true, held: false },
+    ]);
   });
 });
