@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ConflictError, NotFoundError, ValidationError, boundQuery, type BusService, type Logger, type TenantRef } from '../../../core';
-import type { AgentDirectory } from '../../agents';
+import type { AgentDirectory, AgentJson } from '../../agents';
 import type { ContactDirectory } from '../../contacts';
 import { CHANNELS, type Channel, type ConversationWriter, type MessageType } from '../../conversations';
 import type { ChatRequestJson, ChatTurnJson, ChatTurns } from '../../runtime';
@@ -32,7 +32,7 @@ class ThreadTaken extends Error {}
 
 type Prepared =
   /** `unheard`: a voice note answered with the placeholder; it is recorded as the media it is, stamped `receivedAt` (before the turn's messages). */
-  | { kind: 'turn'; turn: ChatTurnJson; unheard?: { receivedAt: string } }
+  | { kind: 'turn'; turn: ChatTurnJson; unheard?: { receivedAt: string }; agent: AgentJson | null }
   | { kind: 'media'; conversationUuid: string | null }
   /** The conversation was transferred to a person: the message is recorded for them, with no turn. */
   | { kind: 'handover'; conversationUuid: string }
@@ -94,7 +94,7 @@ function mediaMessage(media: InboundMedia[]): { messageType: MessageType; conten
 export function runInboundTurns(deps: InboundTurnRunDeps): void {
   const { bus, turns, logger } = deps;
 
-  async function takeTurn(tenant: TenantRef, payload: InboundPayload, conversationUuid: string | null): Promise<ChatTurnJson> {
+  async function takeTurn(tenant: TenantRef, payload: InboundPayload, conversationUuid: string | null, agent: AgentJson | null): Promise<ChatTurnJson> {
     const request = (contact: ChatRequestJson['contact']): ChatRequestJson => ({
       message: turnWords(payload).text!.slice(0, MAX_TURN_TEXT),
       contact,
@@ -103,7 +103,8 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
     });
     const contact = contactOf(payload);
     // A transcribed voice note is recorded as what it was, audio, with its transcript as the content.
-    const recorded = { messageType: payload.transcript?.trim() && audioOf(payload.media) ? ('audio' as const) : ('text' as const) };
+    // The agent as this message's prepare read it: the turn does not read it again.
+    const recorded = { messageType: payload.transcript?.trim() && audioOf(payload.media) ? ('audio' as const) : ('text' as const), ...(agent ? { agent } : {}) };
     try {
       return await turns.take(tenant, payload.agent_uuid, request(contact), undefined, recorded);
     } catch (error) {
@@ -122,9 +123,8 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
    * continued, so two first messages arriving at once open one conversation. Null when
    * the agent does not answer (the turn then says why).
    */
-  async function openThread(em: EntityManager, tenant: TenantRef, payload: InboundPayload, previous: string | null): Promise<string | null> {
-    const agent = (await deps.agents.getWithoutSlots(payload.agent_uuid)) as { status?: string } | null;
-    if (agent?.status !== 'active') return null;
+  async function openThread(em: EntityManager, tenant: TenantRef, payload: InboundPayload, previous: string | null, agent: AgentJson | null): Promise<string | null> {
+    if ((agent as { status?: string } | null)?.status !== 'active') return null;
     const contact = contactOf(payload);
     let contactUuid: string | null = null;
     if (contact?.phone_number) {
@@ -160,21 +160,24 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
     if (before === 'transferred') return { kind: 'handover', conversationUuid: threaded! };
     const words = turnWords(payload);
     if (!words.text?.trim()) return { kind: 'media', conversationUuid: before === 'gone' || before === 'closed' ? null : threaded };
-    const open = before === 'open' ? threaded : await openThread(em, tenant, payload, threaded);
+    // Read once for the message: the thread, the turn and the reply's pacing all need it.
+    const agent = await deps.agents.getWithoutSlots(payload.agent_uuid);
+    const open = before === 'open' ? threaded : await openThread(em, tenant, payload, threaded, agent);
     const unheard = words.unheard ? { receivedAt: new Date().toISOString() } : undefined;
-    const turn = (taken: ChatTurnJson): Prepared => ({ kind: 'turn', turn: taken, ...(unheard ? { unheard } : {}) });
+    const turn = (taken: ChatTurnJson): Prepared => ({ kind: 'turn', turn: taken, ...(unheard ? { unheard } : {}), agent });
     try {
-      return turn(await takeTurn(tenant, payload, open));
+      return turn(await takeTurn(tenant, payload, open, agent));
     } catch (error) {
       if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
       if (open) {
         const now = await status(open);
         if (now === 'transferred') return { kind: 'handover', conversationUuid: open };
-        if (now === 'closed' || now === 'gone') return turn(await takeTurn(tenant, payload, await openThread(em, tenant, payload, open)));
+        if (now === 'closed' || now === 'gone') return turn(await takeTurn(tenant, payload, await openThread(em, tenant, payload, open, agent), agent));
       }
-      const agent = (await deps.agents.getWithoutSlots(payload.agent_uuid)) as { status?: string } | null;
+      // Read again: the turn's refusal may be the agent's having changed since.
+      const current = (await deps.agents.getWithoutSlots(payload.agent_uuid)) as { status?: string } | null;
       // The agent is gone or not active: retrying would not change that.
-      if (agent?.status !== 'active') return { kind: 'dropped', reason: (error as Error).message };
+      if (current?.status !== 'active') return { kind: 'dropped', reason: (error as Error).message };
       // Another turn of the conversation held it past the runtime's wait: the bus tries again later.
       throw error;
     }
@@ -218,7 +221,7 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
         await deps.conversations.record(em, turn.conversation_uuid, { sender: 'customer', ...mediaMessage(payload.media), createdAt: new Date(prepared.unheard.receivedAt) });
       }
       await keepThread(em, tenant, payload.channel_uuid, payload.from, turn.conversation_uuid);
-      await queueReply(em, deps, tenant, payload, payload.from, turn.messages, { ...(payload.to ? { from: payload.to } : {}), reply_to: payload.external_id });
+      await queueReply(em, deps, tenant, payload, payload.from, turn.messages, { ...(payload.to ? { from: payload.to } : {}), reply_to: payload.external_id }, prepared.agent);
     },
   );
 }
@@ -259,10 +262,12 @@ export async function queueReply(
   to: string,
   lines: ReadonlyArray<{ uuid: string; content: string }>,
   reply: ReplyContext = {},
+  /** The agent as the caller has just read it, if it has: not read again. */
+  read?: AgentJson | null,
 ): Promise<void> {
   const replies = lines.filter((line) => line.content.trim() !== '');
   if (replies.length === 0) return;
-  const agent = await deps.agents.getWithoutSlots(address.agent_uuid);
+  const agent = read !== undefined ? read : await deps.agents.getWithoutSlots(address.agent_uuid);
   // The agent's effective settings (defaults filled in); an agent deleted since the turn sends at once.
   const text = (agent as { settings?: { text?: PacingSettings } } | null)?.settings?.text ?? UNPACED;
   const connection = await findConnection(em, address.connection_uuid);
