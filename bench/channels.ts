@@ -8,7 +8,8 @@
  *
  * Beside it in the same run, for context, the same agent's turn through the runtime's own
  * `POST /api/v1/agents/{uuid}/chat` (what bench/runtime.ts measures), so the channel
- * path's extra cost shows as a ratio.
+ * path's extra cost shows as a ratio; and the SMS turn's floor (bench/lib/channels-floor.ts):
+ * the design's own statements and the same calls from bare pg, no kernel.
  *
  * Reported per side: turns/s (a turn: inbound POST -> reply at the provider; chat: the
  * request), and the platform's own time per turn: that span less the union of the model's
@@ -33,6 +34,7 @@
  *   BENCH_TURN_TIMEOUT  seconds a customer waits for a reply before the turn counts as failed (default 30)
  *   BENCH_KERNEL_NODE_OPTIONS  extra node flags for the kernel child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_KERNEL_CONFIG  JSON object of extra kernel config overrides (experiments only)
+ *   BENCH_FLOOR=0       skip the SMS turn's floor (bench/lib/channels-floor.ts: the design's statements and calls from bare pg)
  *   BENCH_ENFORCE=1     exit with status 1 when a goal is missed
  */
 import crypto from 'node:crypto';
@@ -48,6 +50,8 @@ import { Arrivals, chatTurn, runCustomers, runLine, smsTurn, summarise, type Run
 import type { KernelSettings } from './lib/channels-kernel';
 import type { ProviderAccount, ScriptedMessage } from './lib/channels-scripted';
 import { twilioSid } from './lib/channels-twilio';
+import { floorSmsTurn, type ChannelsFloorTarget, type FloorThread } from './lib/channels-floor';
+import { prepareFloor } from './lib/runtime-floor';
 import { replyText } from './lib/turn-ids';
 import type { PlatformTarget } from './lib/runtime-clients';
 
@@ -58,6 +62,10 @@ const BASE_DOMAIN = 'localhost';
 const PUBLIC_BASE_URL = 'https://sms.bench.example';
 /** The agent's number, the SMS's To. */
 const OUR_NUMBER = '+34910000000';
+
+/** The kernel's defaults (DATABASE_POOL_MAX, RUNTIME_HISTORY_MESSAGES): the floor works with the same. */
+const FLOOR_POOL_SIZE = 10;
+const FLOOR_HISTORY_MESSAGES = 200;
 
 /** The goals of issue 26. */
 const GOALS = { turnsPerSecond: 300, ownP50Ms: 15 };
@@ -114,12 +122,41 @@ async function main({ database, children, onClose }: BenchFrame): Promise<number
     timeoutMs: settings.turnTimeoutSeconds * 1000,
   };
   const chat: PlatformTarget = { url: kernel.url, host, token: kernel.token, agentUuid, dispatcher };
+  // The floor (BENCH_FLOOR=0: skipped): the SMS turn's statements and calls from bare pg, with the kernel's pool size.
+  let floor: ChannelsFloorTarget | null = null;
+  if (process.env.BENCH_FLOOR !== '0') {
+    const { Pool } = require('pg') as typeof import('pg');
+    const pool = new Pool({ connectionString: database.url, max: FLOOR_POOL_SIZE });
+    onClose(() => pool.end());
+    await prepareFloor(pool);
+    const tenant = await pool.query(`select uuid from tenants where slug = $1`, [TENANT_SLUG]);
+    floor = {
+      pool,
+      tenantUuid: tenant.rows[0].uuid,
+      agentUuid,
+      channelUuid,
+      llmUrl: servers.llmUrl,
+      providerUrl: servers.providerUrl,
+      accountSid: account.sid,
+      authToken: account.authToken,
+      ourNumber: OUR_NUMBER,
+      pacingWaitMs: pacingWait,
+      historyMessages: FLOOR_HISTORY_MESSAGES,
+      dispatcher,
+      arrivals: sms.arrivals,
+      timeoutMs: sms.timeoutMs,
+    };
+  }
 
   // One turn each way first: the path works (signature, turn, send) before anything is measured.
   const first = await smsTurn(sms, customerNumber(99, 0), 'check-sms');
   if (!first.ok) throw new Error(`the sample SMS turn failed: ${first.error}`);
   const firstChat = await chatTurn(chat, { uuid: null }, 'check-chat');
   if (!firstChat.ok) throw new Error(`the sample chat turn failed: ${firstChat.error}`);
+  if (floor) {
+    const firstFloor = await floorSmsTurn(floor, { conversationUuid: null, sessionUuid: null }, customerNumber(98, 0), 'check-floor');
+    if (!firstFloor.ok) throw new Error(`the sample floor turn failed: ${firstFloor.error}`);
+  }
   await ask(scripted.child, 'turns', 'turns');
 
   console.log(
@@ -132,6 +169,7 @@ async function main({ database, children, onClose }: BenchFrame): Promise<number
     const index = runIndex++;
     const load = await runCustomers(settings.concurrency, seconds, (customer, n) => {
       const turnId = `${side}-r${round}-i${index}-c${customer}-n${n}`;
+      if (side === 'floor') return floorSmsTurn(floor!, floorThreads(index, customer), customerNumber(index, customer), turnId);
       return side === 'sms' ? smsTurn(sms, customerNumber(index, customer), turnId) : chatTurn(chat, conversations(index, customer), turnId);
     });
     const report = await ask<TurnsReport>(scripted.child, 'turns', 'turns');
@@ -146,11 +184,19 @@ async function main({ database, children, onClose }: BenchFrame): Promise<number
     return conversation;
   };
 
-  const sides: Side[] = ['sms', 'chat'];
+  const floorThreadsByKey = new Map<string, FloorThread>();
+  const floorThreads = (index: number, customer: number) => {
+    const key = `${index}:${customer}`;
+    let thread = floorThreadsByKey.get(key);
+    if (!thread) floorThreadsByKey.set(key, (thread = { conversationUuid: null, sessionUuid: null }));
+    return thread;
+  };
+
+  const sides: Side[] = floor ? ['sms', 'chat', 'floor'] : ['sms', 'chat'];
   if (settings.warmup > 0) for (const side of sides) await run(side, settings.warmup, 0);
   for (let round = 1; round <= settings.rounds; round++) {
     // Each side goes first in turn.
-    const order = round % 2 === 1 ? sides : [...sides].reverse();
+    const order = sides.map((_, i) => sides[(i + round - 1) % sides.length]);
     for (const side of order) {
       const result = await run(side, settings.duration, round);
       runs.push(result);
@@ -165,9 +211,9 @@ async function main({ database, children, onClose }: BenchFrame): Promise<number
       ['turnsPerSecond', 'endToEndP50', 'endToEndP95', 'ownP50', 'ownP95', 'ackP50', 'ackP95', 'pacingWaitMs'],
     );
     // The hook's acknowledgement and the pacing wait are the SMS side's only.
-    return side === 'sms' ? figures : { ...figures, ackP50: null, ackP95: null, pacingWaitMs: null };
+    return side !== 'chat' ? figures : { ...figures, ackP50: null, ackP95: null, pacingWaitMs: null };
   };
-  const summary = { sms: per('sms'), chat: per('chat') };
+  const summary = { sms: per('sms'), chat: per('chat'), ...(floor ? { floor: per('floor') } : {}) };
   const ratios = {
     turnsPerSecond: round3(summary.sms.turnsPerSecond / summary.chat.turnsPerSecond),
     ownP50: round3(summary.sms.ownP50 / summary.chat.ownP50),
@@ -189,6 +235,12 @@ async function main({ database, children, onClose }: BenchFrame): Promise<number
       ['platform time p95  sms | chat', `${fmt(summary.sms.ownP95)} | ${fmt(summary.chat.ownP95)} ms`, ''],
       ['sms hook acknowledged p50 | p95', `${fmt(summary.sms.ackP50 ?? NaN)} | ${fmt(summary.sms.ackP95 ?? NaN)} ms`, ''],
       ['sms / chat: turns/s | platform p50 | p95', `${fmt(ratios.turnsPerSecond)} | ${fmt(ratios.ownP50)}x | ${fmt(ratios.ownP95)}x`, ''],
+      ...(summary.floor
+        ? ([
+            ['floor: turns/s | platform p50 | p95', `${fmt(summary.floor.turnsPerSecond, 0)} | ${fmt(summary.floor.ownP50)} | ${fmt(summary.floor.ownP95)} ms`, 'the SMS turn’s statements and calls from bare pg'],
+            ['sms turns/s as a share of the floor’s', `${fmt((summary.sms.turnsPerSecond / summary.floor.turnsPerSecond) * 100, 1)}%`, ''],
+          ] as Array<[string, string, string]>)
+        : []),
     ],
     24,
   );

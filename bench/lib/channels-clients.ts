@@ -18,7 +18,8 @@ import { unionLength } from './runtime-scripted';
 import { incomingSms, signedSmsHook, twilioSid } from './channels-twilio';
 import type { ScriptedMessage, TurnRecord } from './channels-scripted';
 
-export type Side = 'sms' | 'chat';
+/** `floor`: the SMS turn's statements and calls from bare pg (channels-floor.ts), ended and measured as `sms`. */
+export type Side = 'sms' | 'chat' | 'floor';
 
 export interface TurnSample {
   turnId: string;
@@ -171,13 +172,13 @@ export function summarise(side: Side, round: number, samples: TurnSample[], seco
   for (const sample of ok) {
     if (sample.ackLatency !== null) acks.push(sample.ackLatency);
     const record: TurnRecord | undefined = report.turns[sample.turnId];
-    const end = side === 'sms' ? record?.arrivals[0] : sample.startedAt + sample.latency;
+    const end = side !== 'chat' ? record?.arrivals[0] : sample.startedAt + sample.latency;
     if (!record || end === undefined || record.spans.length === 0) {
       unattributed++;
       continue;
     }
     const spans = record.spans.map(([s, e]) => [Math.max(s, sample.startedAt), Math.min(e, end)] as [number, number]).filter(([s, e]) => e > s);
-    const wait = side === 'sms' ? pacingWait(sample.turnId) : 0;
+    const wait = side !== 'chat' ? pacingWait(sample.turnId) : 0;
     waits.push(wait);
     endToEnd.push(end - sample.startedAt);
     own.push(end - sample.startedAt - unionLength(spans) - wait);
@@ -195,9 +196,9 @@ export function summarise(side: Side, round: number, samples: TurnSample[], seco
     endToEndP95: p(endToEnd, 95),
     ownP50: p(own, 50),
     ownP95: p(own, 95),
-    ackP50: side === 'sms' ? p(acks, 50) : null,
-    ackP95: side === 'sms' ? p(acks, 95) : null,
-    pacingWaitMs: side === 'sms' ? p(waits, 50) : null,
+    ackP50: side !== 'chat' ? p(acks, 50) : null,
+    ackP95: side !== 'chat' ? p(acks, 95) : null,
+    pacingWaitMs: side !== 'chat' ? p(waits, 50) : null,
     modelRequests: report.modelRequests,
     providerMessages: report.providerMessages,
     providerRefused: report.providerRefused,
@@ -210,7 +211,7 @@ export function runLine(result: RunResult): string {
   return (
     `  round ${result.round} ${result.side.padEnd(4)} ${fmt(result.turnsPerSecond, 0).padStart(6)} turns/s  ` +
     `end to end p50 ${fmt(result.endToEndP50)} p95 ${fmt(result.endToEndP95)} ms  platform p50 ${fmt(result.ownP50)} p95 ${fmt(result.ownP95)} ms` +
-    (result.side === 'sms' ? `  (pacing wait ${fmt(result.pacingWaitMs ?? NaN)} ms taken out)  hook ack p50 ${fmt(result.ackP50 ?? NaN)} ms` : '') +
+    (result.side !== 'chat' ? `  (pacing wait ${fmt(result.pacingWaitMs ?? NaN)} ms taken out)  hook ack p50 ${fmt(result.ackP50 ?? NaN)} ms` : '') +
     `  (${result.turns} turns, ${result.failed} failed, ${result.unattributed} unattributed)`
   );
 }
