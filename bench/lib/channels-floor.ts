@@ -29,6 +29,8 @@ import type { Pool } from 'pg';
 import { request, type Agent } from 'undici';
 import { inPgTransaction } from '../../core/data/pg-transaction';
 import { SELECT_AGENTS } from '../../plugins/agents/agent-reader';
+import { channelsConfig } from '../../plugins/channels/channels-config';
+import { SEND_STATE } from '../../plugins/channels/outbound/send-order';
 import { customerText, type Arrivals, type TurnSample } from './channels-clients';
 import { FLOOR_OUTBOX } from './runtime-floor';
 import { wallClock } from './runtime-clients';
@@ -57,6 +59,9 @@ export interface FloorThread {
   conversationUuid: string | null;
   sessionUuid: string | null;
 }
+
+/** The kernel's default, which the bench's kernel keeps. */
+const SEND_WAIT_LIMIT_MS = channelsConfig.sendWaitLimitMs.default;
 
 const OUTBOX_INSERT =
   `insert into ${FLOOR_OUTBOX} (id, message_id, topic, payload, headers, tenant_uuid, attempt, due_at, created_at) ` +
@@ -174,11 +179,7 @@ export async function floorSmsTurn(t: ChannelsFloorTarget, thread: FloorThread, 
 
     // The send, when the pacing says.
     await new Promise((resolve) => setTimeout(resolve, t.pacingWaitMs(turnId)));
-    await pool.query(
-      `select d.external_id, exists (select 1 from channel_deliveries e where e.tenant_uuid = d.tenant_uuid and e.channel_uuid = d.channel_uuid and e.recipient = d.recipient and e.seq < d.seq and e.settled_at is null) as behind ` +
-        `from channel_deliveries d where d.tenant_uuid = $1 and d.uuid = $2`,
-      [tenantUuid, messageUuid],
-    );
+    await pool.query({ name: SEND_STATE.name, text: SEND_STATE.text, values: [tenantUuid, messageUuid, SEND_WAIT_LIMIT_MS] });
     const form = new URLSearchParams({ To: from, From: t.ourNumber, Body: replyText(turnId) }).toString();
     const basic = `Basic ${Buffer.from(`${t.accountSid}:${t.authToken}`).toString('base64')}`;
     const sent = await post(t, `${t.providerUrl}/2010-04-01/Accounts/${t.accountSid}/Messages.json`, { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, form);

@@ -13,8 +13,11 @@ import { CHANNEL_TOPICS, type SendPayload, type SendUnparkPayload } from '../top
  * up, nor do rows queued longer ago than `sendWaitLimitMs` (a parked send is let go then).
  */
 
-/** Sent already (the provider's id), and whether an earlier delivery of the thread is unsettled: read in `prepare`, in place of the plain id lookup, so no statement is added. */
-const SEND_STATE = preparedStatement(
+/**
+ * Sent already (the provider's id), and whether an earlier delivery of the thread is unsettled: read in `prepare`, in place of the plain id lookup, so no statement is added.
+ * Exported for bench/channels' floor, which runs the design's own statements.
+ */
+export const SEND_STATE = preparedStatement(
   'channels.send-state',
   'select d.external_id, exists (select 1 from channel_deliveries e where e.tenant_uuid = d.tenant_uuid and e.channel_uuid = d.channel_uuid and e.recipient = d.recipient and e.seq < d.seq and e.settled_at is null ' +
     "and e.created_at > now() - $3::float8 * interval '1 millisecond') as behind from channel_deliveries d where d.tenant_uuid = $1 and d.uuid = $2",

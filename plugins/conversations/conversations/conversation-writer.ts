@@ -115,12 +115,12 @@ const FIND = preparedStatement(
   'select uuid, agent_uuid, contact_uuid, channel, channel_label, status, started_at, ended_at, created_at, updated_at from conversations where tenant_uuid = $1 and uuid = $2',
 );
 
-type MessageRow = Omit<MessageJson, 'message_uuid' | 'created_at'> & { uuid: string; created_at: Date | string };
-const rowJson = ({ uuid, created_at, ...row }: MessageRow): MessageJson => ({ message_uuid: uuid, ...row, created_at: new Date(created_at).toISOString() });
 /** Timestamps come as the driver gives them (a Date, or the text MikroORM's connection leaves them as). */
 type Stamp = Date | string;
-type ConversationRow = Omit<ConversationJson, 'started_at' | 'ended_at' | 'created_at' | 'updated_at'> & { started_at: Stamp; ended_at: Stamp | null; created_at: Stamp; updated_at: Stamp };
 const isoOf = (stamp: Stamp) => new Date(stamp).toISOString();
+type MessageRow = Omit<MessageJson, 'message_uuid' | 'created_at'> & { uuid: string; created_at: Stamp };
+const rowJson = ({ uuid, created_at, ...row }: MessageRow): MessageJson => ({ message_uuid: uuid, ...row, created_at: isoOf(created_at) });
+type ConversationRow = Omit<ConversationJson, 'started_at' | 'ended_at' | 'created_at' | 'updated_at'> & { started_at: Stamp; ended_at: Stamp | null; created_at: Stamp; updated_at: Stamp };
 const conversationRowJson = (row: ConversationRow): ConversationJson => ({
   ...row,
   started_at: isoOf(row.started_at),

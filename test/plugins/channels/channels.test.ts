@@ -1,12 +1,9 @@
-import path from 'node:path';
 import request from 'supertest';
-import { startFakeLlmServer, startTestKernel, waitFor, type ApiClient, type FakeLlmServer, type TestKernel } from '../../../core/testing';
-import { RUNTIME_PLUGINS, activeAgent, isGuardCheck } from '../runtime/runtime-test-kit';
-import { FAKE_PROVIDER, fakeDriverPlugin, sign, startFakeVendor, type FakeVendor } from './fake-provider';
+import { waitFor, type ApiClient, type FakeLlmServer, type TestKernel } from '../../../core/testing';
+import { activeAgent, isGuardCheck } from '../runtime/runtime-test-kit';
+import { FAKE_KEY as KEY, FAKE_SECRET as SECRET, startFakeChannelKit, type FakeChannelKit } from './fake-channel-kit';
+import { FAKE_PROVIDER, sign, type FakeVendor } from './fake-provider';
 
-const CHANNELS = path.resolve(__dirname, '../../../plugins/channels');
-const KEY = 'fake-api-key';
-const SECRET = 'fake-signing-secret';
 /** Replies go out as soon as the turn answers: no reading, typing or jitter time. */
 const UNPACED = {
   text: {
@@ -14,29 +11,18 @@ const UNPACED = {
   },
 };
 
+let fake: FakeChannelKit;
 let model: FakeLlmServer;
 let vendor: FakeVendor;
 let kit: TestKernel;
 
 beforeAll(async () => {
-  model = await startFakeLlmServer();
-  vendor = await startFakeVendor(KEY);
-  kit = await startTestKernel({
-    plugins: [...RUNTIME_PLUGINS, CHANNELS, fakeDriverPlugin(vendor.url)],
-    config: { llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0, channels: { sendBackoffMs: 50 } },
-  });
+  fake = await startFakeChannelKit({ sendBackoffMs: 50 });
+  ({ model, vendor, kit } = fake);
 });
-afterAll(async () => {
-  await kit?.stop();
-  await model?.close();
-  await vendor?.close();
-});
+afterAll(() => fake?.stop());
 
-/** The provider calling a channel's hook, signed with `secret` (the connection's unless told). */
-function hook(channelUuid: string, body: unknown, secret = SECRET) {
-  const text = JSON.stringify(body);
-  return request(kit.url).post(`/hooks/channels/${channelUuid}`).set('content-type', 'application/json').set('x-fake-signature', sign(secret, text)).send(text);
-}
+const hook = (channelUuid: string, body: unknown, secret?: string) => fake.hook(channelUuid, body, secret);
 
 async function connection(api: ApiClient = kit.api): Promise<string> {
   const created = await api.post('/api/v1/channel-connections').send({ provider: FAKE_PROVIDER, label: 'Fake line', credentials: { api_key: KEY, signing_secret: SECRET } }).expect(201);

@@ -1,12 +1,8 @@
-import path from 'node:path';
-import request from 'supertest';
-import { startFakeLlmServer, startTestKernel, waitFor, type FakeLlmServer, type TestKernel } from '../../../../core/testing';
-import { RUNTIME_PLUGINS, activeAgent, isGuardCheck } from '../../runtime/runtime-test-kit';
-import { FAKE_PROVIDER, fakeDriverPlugin, sign, startFakeVendor, type FakeVendor, type VendorRequest } from '../fake-provider';
+import { waitFor, type FakeLlmServer, type TestKernel } from '../../../../core/testing';
+import { activeAgent, isGuardCheck } from '../../runtime/runtime-test-kit';
+import { FAKE_KEY, FAKE_SECRET, startFakeChannelKit, type FakeChannelKit } from '../fake-channel-kit';
+import { FAKE_PROVIDER, type FakeVendor, type VendorRequest } from '../fake-provider';
 
-const CHANNELS = path.resolve(__dirname, '../../../../plugins/channels');
-const KEY = 'fake-api-key';
-const SECRET = 'fake-signing-secret';
 /** A retried send waits this long: far longer than the pacing puts between two lines, so a line sent regardless of order would overtake it. */
 const BACKOFF_MS = 1000;
 /** How long a line waits at most for an earlier unsettled one: well past the retries here. */
@@ -24,32 +20,22 @@ const PACED_LINES = {
   },
 };
 
+let fake: FakeChannelKit;
 let model: FakeLlmServer;
 let vendor: FakeVendor;
 let kit: TestKernel;
 
 beforeAll(async () => {
-  model = await startFakeLlmServer();
-  vendor = await startFakeVendor(KEY);
-  kit = await startTestKernel({
-    plugins: [...RUNTIME_PLUGINS, CHANNELS, fakeDriverPlugin(vendor.url)],
-    config: { llmBaseUrl: model.url, llmModel: 'test-model', llmMaxRetries: 0, channels: { sendBackoffMs: BACKOFF_MS, sendWaitLimitMs: WAIT_LIMIT_MS } },
-  });
+  fake = await startFakeChannelKit({ sendBackoffMs: BACKOFF_MS, sendWaitLimitMs: WAIT_LIMIT_MS });
+  ({ model, vendor, kit } = fake);
 });
-afterAll(async () => {
-  await kit?.stop();
-  await model?.close();
-  await vendor?.close();
-});
+afterAll(() => fake?.stop());
 
-function hook(channelUuid: string, body: unknown) {
-  const text = JSON.stringify(body);
-  return request(kit.url).post(`/hooks/channels/${channelUuid}`).set('content-type', 'application/json').set('x-fake-signature', sign(SECRET, text)).send(text);
-}
+const hook = (channelUuid: string, body: unknown) => fake.hook(channelUuid, body);
 
 /** An active agent whose replies go out as paced lines, on an SMS channel of a new fake-provider connection. */
 async function agentOnChannel(): Promise<{ agent: string; channel: string }> {
-  const created = await kit.api.post('/api/v1/channel-connections').send({ provider: FAKE_PROVIDER, label: 'Fake line', credentials: { api_key: KEY, signing_secret: SECRET } }).expect(201);
+  const created = await kit.api.post('/api/v1/channel-connections').send({ provider: FAKE_PROVIDER, label: 'Fake line', credentials: { api_key: FAKE_KEY, signing_secret: FAKE_SECRET } }).expect(201);
   const agent = await activeAgent(kit.api, { settings: PACED_LINES });
   const added = await kit.api.post(`/api/v1/agents/${agent}/channels`).send({ type: 'sms', name: 'SMS line', config: { connection_uuid: created.body.data.uuid } });
   expect([200, 201]).toContain(added.status);
