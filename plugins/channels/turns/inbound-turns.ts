@@ -104,15 +104,15 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
     const contact = contactOf(payload);
     // A transcribed voice note is recorded as what it was, audio, with its transcript as the content.
     // The agent as this message's prepare read it: the turn does not read it again.
-    const recorded = { messageType: payload.transcript?.trim() && audioOf(payload.media) ? ('audio' as const) : ('text' as const), ...(agent ? { agent } : {}) };
+    const options = { messageType: payload.transcript?.trim() && audioOf(payload.media) ? ('audio' as const) : ('text' as const), ...(agent ? { agent } : {}) };
     try {
-      return await turns.take(tenant, payload.agent_uuid, request(contact), undefined, recorded);
+      return await turns.take(tenant, payload.agent_uuid, request(contact), undefined, options);
     } catch (error) {
       // The contacts plugin checks numbers against the numbering plan, more strictly than a provider does
       // (`+1555...`): such a sender is still a customer, known by name only. Retrying the same would never pass.
       if (!(error instanceof ValidationError) || !contact?.phone_number) throw error;
       logger.info('channel sender is not a valid phone number: talking to them without a contact number', { channel_uuid: payload.channel_uuid });
-      return turns.take(tenant, payload.agent_uuid, request({ name: contact.name ?? payload.from.slice(0, 200) }), undefined, recorded);
+      return turns.take(tenant, payload.agent_uuid, request({ name: contact.name ?? payload.from.slice(0, 200) }), undefined, options);
     }
   }
 
@@ -124,7 +124,7 @@ export function runInboundTurns(deps: InboundTurnRunDeps): void {
    * the agent does not answer (the turn then says why).
    */
   async function openThread(em: EntityManager, tenant: TenantRef, payload: InboundPayload, previous: string | null, agent: AgentJson | null): Promise<string | null> {
-    if ((agent as { status?: string } | null)?.status !== 'active') return null;
+    if (agent?.status !== 'active') return null;
     const contact = contactOf(payload);
     let contactUuid: string | null = null;
     if (contact?.phone_number) {
