@@ -41,7 +41,7 @@ export {
 export * from './http/schemas';
 export { isHttpUrl } from './http/http-url';
 export type { UploadSpec, UploadedFile, IncomingFile, ReceivedFile } from './http/multipart-upload';
-export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, PrepareContext, MessageHandler, RetryPolicy } from './bus/bus-types';
+export type { BusService, BusMessage, PublishOptions, ConsumerOptions, ConsumerContext, PrepareContext, MessageHandler, BatchConsumerOptions, BatchMessageHandler, RetryPolicy } from './bus/bus-types';
 export { defineSecretColumn, type SecretColumn, type SecretColumnSpec } from './secrets/secret-column';
 export type { SecretsService } from './secrets/secrets';
 export type { SecretContext } from './secrets/secret-context';

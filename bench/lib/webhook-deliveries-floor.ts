@@ -11,11 +11,12 @@
  *                  (the shape of the bus's postgres claim, core/bus/outbox-store.ts)
  *   prepare        one read of the delivery with its webhook (url, secret, active)
  *   the POST       signed (Standard Webhooks), no transaction held
- *   record         begin; the inbox row; the delivery locked and updated by one UPDATE
- *                  guarded by its queue token; commit
+ *   record         begin; the delivery locked and updated by one UPDATE guarded by its
+ *                  queue token; commit (no inbox row: the token makes a repeat harmless,
+ *                  so the kernel's delivery consumer keeps no inbox, `inbox: false`)
  *
  * Every statement goes as a named prepared statement (as the kernel's hot statements
- * do). The outbox and inbox are copies of the bus's tables, so the kernel (idle while
+ * do). The outbox is a copy of the bus's table, so the kernel (idle while
  * the floor runs) takes none of its rows; the delivery rows go into the real table of
  * the real agent's webhook. The webhook's secret is sealed there: the floor signs with
  * the plaintext the bench chose (a decryption is a few µs; it is not counted).
@@ -26,9 +27,7 @@ import { Agent, request } from 'undici';
 import { webhookHeaders } from '../../plugins/agent-webhooks';
 
 const OUTBOX = 'bench_delivery_floor_outbox';
-const INBOX = 'bench_delivery_floor_inbox';
 const TOPIC = 'agent_webhooks.deliver';
-const CONSUMER = 'agent-webhooks.deliver';
 
 export interface DeliveryFloorTarget {
   databaseUrl: string;
@@ -91,20 +90,15 @@ const PREPARE_READ = statement(
   `select d.uuid, d.body, d.status, d.queue_token, w.url, w.secret from agent_webhook_deliveries d ` +
     `join agent_webhooks w on w.uuid = d.webhook_uuid and w.is_active where d.uuid = $1`,
 );
-const INBOX_INSERT = statement(
-  'floor.inbox-record',
-  `insert into ${INBOX} (consumer, message_id, handled_at) select $1, id, clock_timestamp() from unnest($2::uuid[]) as id on conflict do nothing returning message_id`,
-);
 const RECORD = statement(
   'floor.delivery-record',
   `update agent_webhook_deliveries set status = 'succeeded', attempts = attempts + 1, last_status_code = $3, last_error = null, next_attempt_at = null, updated_at = now() ` +
     `where uuid = $1 and status = 'pending' and queue_token = $2`,
 );
 
-/** The floor's outbox and inbox: copies of the bus's, made once per bench database. */
+/** The floor's outbox: a copy of the bus's, made once per bench database. */
 async function prepareTables(pool: Pool): Promise<void> {
   await pool.query(`create table if not exists ${OUTBOX} (like bus_outbox including all)`);
-  await pool.query(`create table if not exists ${INBOX} (like bus_inbox including all)`);
 }
 
 /** A wake-up for the relay: set by a fan-out commit or a finished delivery. */
@@ -190,15 +184,13 @@ export async function deliveryFloor(target: DeliveryFloorTarget, n: number): Pro
       failure ??= error;
     });
 
-    const deliver = async (row: { id: string; message_id: string; payload: { delivery_uuid: string; queue_token: string } }) => {
+    const deliver = async (row: { id: string; payload: { delivery_uuid: string; queue_token: string } }) => {
       const { rows } = await query(pool, PREPARE_READ, [row.payload.delivery_uuid]);
       const delivery = rows[0];
       if (!delivery || delivery.status !== 'pending' || delivery.queue_token !== row.payload.queue_token) throw new Error(`floor: delivery ${row.payload.delivery_uuid} not current`);
       const response = await request(delivery.url, { method: 'POST', headers: webhookHeaders(delivery.uuid, delivery.body, target.secret), body: delivery.body, dispatcher });
       await response.body.dump();
       await transaction(async (client) => {
-        const fresh = await query(client, INBOX_INSERT, [CONSUMER, [row.message_id]]);
-        if (fresh.rowCount === 0) return;
         const updated = await query(client, RECORD, [row.payload.delivery_uuid, row.payload.queue_token, response.statusCode]);
         if (updated.rowCount !== 1) throw new Error(`floor: delivery ${row.payload.delivery_uuid} was not recorded`);
       });

@@ -57,6 +57,21 @@ export interface ConsumerOptions<T = any, P = undefined> {
    */
   prepareIf?: (message: BusMessage<T>) => boolean;
   /**
+   * Set when `prepare` itself tells a message already handled, by reading what its
+   * handler writes (a row's status or token), and then does nothing costly: the bus
+   * skips its own inbox read before `prepare`, a round trip per message (measured on
+   * agent webhook deliveries). The handler's transaction still records the message and
+   * skips a duplicate.
+   */
+  prepareSeesHandled?: boolean;
+  /**
+   * `false` when the handler itself makes a repeat delivery harmless (its writes are
+   * guarded by a token of its own, as a webhook delivery's queue token): the bus then
+   * keeps no inbox record of the consumer's messages, a statement less per message and
+   * no row to prune, and a message delivered twice runs its handler twice. Default true.
+   */
+  inbox?: boolean;
+  /**
    * The full names (`<plugin>.<name>`) this consumer had in earlier releases. At start
    * their queued and retrying messages and their inbox records become this consumer's,
    * and their RabbitMQ queues are emptied into its queue and deleted: an upgrade that
@@ -80,6 +95,12 @@ export interface ConsumerContext<P = undefined> {
 
 export type MessageHandler<T = any, P = undefined> = (message: BusMessage<T>, context: ConsumerContext<P>) => void | Promise<void>;
 
+/** A batch consumer's options: a consumer's, without `prepare` (its handler gets many messages at once). */
+export type BatchConsumerOptions<T = any> = Omit<ConsumerOptions<T>, 'prepare' | 'prepareIf' | 'prepareSeesHandled'>;
+
+/** Messages of one tenant that arrived together (one or more, in arrival order), in one call. */
+export type BatchMessageHandler<T = any> = (messages: BusMessage<T>[], context: { em: EntityManager }) => void | Promise<void>;
+
 export interface BusService {
   /**
    * Writes the message to the outbox in the current transaction (a write request or
@@ -95,6 +116,15 @@ export interface BusService {
   publishMany(topic: string, payloads: readonly unknown[], options?: Omit<PublishOptions, 'key'>): Promise<string[]>;
   /** Registers a consumer (at init). It runs in `worker` and `start` processes. */
   consume<T = unknown, P = undefined>(options: ConsumerOptions<T, P>, handler: MessageHandler<T, P>): void;
+  /**
+   * Registers a consumer whose handler takes the messages that arrived together, up to
+   * 32, one tenant's at a time: one read and one write for many messages instead of one
+   * each (the agent webhooks' fan-out). Delivery is as `consume`'s, each message
+   * recorded in the inbox on its own; a call that throws is rolled back and its messages
+   * are handled again one per call in the same transaction, so that one bad message
+   * fails (retries, dead-letters) alone.
+   */
+  consumeBatch<T = unknown>(options: BatchConsumerOptions<T>, handler: BatchMessageHandler<T>): void;
 }
 
 export interface RegisteredConsumer {
@@ -105,7 +135,11 @@ export interface RegisteredConsumer {
   retry: RetryPolicy;
   prepare?: (message: BusMessage, context: PrepareContext) => unknown;
   prepareIf?: (message: BusMessage) => boolean;
+  prepareSeesHandled?: boolean;
+  inbox?: boolean;
   handler: MessageHandler<any, any>;
+  /** A batch consumer's handler (consumeBatch); `handler` then calls it with one message. */
+  batchHandler?: BatchMessageHandler<any>;
   /** Earlier full names (ConsumerOptions.formerly). */
   formerly?: string[];
 }

@@ -5,7 +5,7 @@ import type { ProcessRole } from '../services/core-services';
 import type { TenantDirectory } from '../tenancy/tenant-directory';
 import { BootError } from '../errors/boot-error';
 import type { PgListener } from '../data/pg-listener';
-import type { BusService, ConsumerOptions, MessageHandler, PublishOptions, RegisteredConsumer } from './bus-types';
+import type { BatchMessageHandler, BusService, ConsumerOptions, MessageHandler, PublishOptions, RegisteredConsumer } from './bus-types';
 import { carryOverRenamedConsumers } from './renamed-consumers';
 import { Delivery } from './delivery';
 import { OutboxCommits } from './outbox-commits';
@@ -83,6 +83,7 @@ export class Bus {
       publish: (topic, payload, options) => this.publish(topic, payload, options),
       publishMany: (topic, payloads, options) => this.publishMany(topic, payloads, options),
       consume: (options, handler) => this.register(pluginId, options, handler),
+      consumeBatch: (options, handler) => this.register(pluginId, options, (message, { em }) => handler([message], { em }), handler),
     };
   }
 
@@ -154,7 +155,7 @@ export class Bus {
     return em;
   }
 
-  private register(pluginId: string, options: ConsumerOptions<any, any>, handler: MessageHandler<any, any>): void {
+  private register(pluginId: string, options: ConsumerOptions<any, any>, handler: MessageHandler<any, any>, batchHandler?: BatchMessageHandler<any>): void {
     if (this.sealed) throw new BootError(`plugin "${pluginId}" registered consumer "${options.name}" after start; register consumers in init`);
     if (!CONSUMER_NAME.test(options.name)) throw new BootError(`plugin "${pluginId}": consumer name "${options.name}" must be lower-case letters, digits, "-" and "_"`);
     const name = `${pluginId}.${options.name}`;
@@ -177,7 +178,10 @@ export class Bus {
       },
       prepare: options.prepare,
       prepareIf: options.prepareIf,
+      prepareSeesHandled: options.prepareSeesHandled,
+      inbox: options.inbox ?? true,
       handler,
+      batchHandler,
       formerly: [...(options.formerly ?? [])],
     });
   }

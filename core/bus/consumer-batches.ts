@@ -18,11 +18,12 @@ const QUICK_BATCHES = 2;
 /**
  * Unacknowledged messages a broker hands one consumer at a time. While its handlers
  * are slow: twice its concurrency, so the next messages are at hand and the rest wait
- * in the queue for whichever worker is free first. While they are quick: two full
- * batches, so that the batches can fill (with twice the concurrency, a consumer of
- * concurrency 1 would get batches of one message, each its own transaction).
+ * in the queue for whichever worker is free first. While they are quick, and for a
+ * batch consumer (consumeBatch) always: two full batches, so that the batches can
+ * fill (with twice the concurrency, a consumer of concurrency 1 would get batches of
+ * one message, each its own transaction).
  */
-export const prefetchFor = (consumer: RegisteredConsumer, quick: boolean): number => (quick ? Math.max(MAX_BATCH * QUICK_BATCHES, consumer.concurrency * 2) : consumer.concurrency * 2);
+export const prefetchFor = (consumer: RegisteredConsumer, quick: boolean): number => (quick || consumer.batchHandler ? Math.max(MAX_BATCH * QUICK_BATCHES, consumer.concurrency * 2) : consumer.concurrency * 2);
 
 /** How the handlers' pace is judged (see ConsumerBatches.quick): a batch of this many times the concurrency fits the budget, or does no longer. */
 const QUICK_WHEN_FITTING = 2;
@@ -85,14 +86,21 @@ export class ConsumerBatches {
     });
   }
 
-  /** The size of the next batch: up to maxBatch while handlers are quick, 1 while they are slow or not measured yet. */
+  /**
+   * The size of the next batch: up to maxBatch while handlers are quick, 1 while they
+   * are slow or not measured yet. A batch consumer's handler is made for many messages
+   * at once (its time per message falls as its batch grows, so its pace would judge it
+   * by the batches it got): always up to maxBatch.
+   */
   batchLimit(): number {
+    if (this.consumer.batchHandler) return Math.min(this.maxBatch, MAX_BATCH);
     if (this.handlerMs === undefined) return 1;
     const fit = Math.floor(BATCH_BUDGET_MS / Math.max(this.handlerMs, 0.001));
     return Math.max(1, Math.min(this.maxBatch, MAX_BATCH, fit));
   }
 
   private judgePace(handlerMs: number): void {
+    if (this.consumer.batchHandler) return;
     const fitting = BATCH_BUDGET_MS / Math.max(handlerMs, 0.001) / this.consumer.concurrency;
     const quick = this.quick ? fitting >= SLOW_WHEN_FITTING : fitting >= QUICK_WHEN_FITTING;
     if (quick === this.quick) return;

@@ -138,34 +138,49 @@ export class Delivery {
       const run = (sql: string, params: unknown[] = []) => tx.getConnection().execute(sql, params, 'run', tx.getTransactionContext());
       const recorded = await this.recordInInbox(tx, consumer, items);
       const failed: Item[] = [];
-      let savepoint = false;
+      const ready: Item[] = [];
       for (const item of items) {
-        if (!recorded.has(item.envelope.messageId)) {
-          outcomes[item.index] = 'duplicate';
-          continue;
-        }
-        if (item.error !== undefined) {
-          failed.push(item);
-          continue;
-        }
-        // One round trip: the previous handler's savepoint is released as this one's is taken, and the
-        // tables' tenant policies are keyed to this message's tenant (row-level-security.ts). A local
-        // set_config lasts to the end of the transaction, not the savepoint: so again for each handler.
-        const tenantSql = rowLevelSecurityOf(tx) ? `; ${setTenantSql(item.tenant?.uuid, true)}` : '';
+        if (!recorded.has(item.envelope.messageId)) outcomes[item.index] = 'duplicate';
+        else if (item.error !== undefined) failed.push(item);
+        else ready.push(item);
+      }
+      let savepoint = false;
+      /** Runs one unit of handling under a savepoint of its own; a unit that throws is rolled back to it. */
+      const attempt = async (unit: Item[]): Promise<unknown> => {
+        // One round trip: the previous unit's savepoint is released as this one's is taken, and the
+        // tables' tenant policies are keyed to this unit's tenant (row-level-security.ts). A local
+        // set_config lasts to the end of the transaction, not the savepoint: so again for each unit.
+        const tenantSql = rowLevelSecurityOf(tx) ? `; ${setTenantSql(unit[0].tenant?.uuid, true)}` : '';
         await run((savepoint ? `release savepoint ${SAVEPOINT}; savepoint ${SAVEPOINT}` : `savepoint ${SAVEPOINT}`) + tenantSql);
         savepoint = true;
         try {
-          await this.runCounted(consumer, item, tx, result);
-          outcomes[item.index] = 'handled';
+          await this.runCounted(consumer, unit, tx, result);
+          for (const item of unit) outcomes[item.index] = 'handled';
+          return undefined;
         } catch (error) {
           await run(`rollback to savepoint ${SAVEPOINT}`);
-          item.error = error;
+          return error;
+        }
+      };
+      for (const unit of unitsOf(consumer, ready)) {
+        const error = await attempt(unit);
+        if (error === undefined) continue;
+        if (unit.length === 1) {
+          unit[0].error = error;
+          failed.push(unit[0]);
+          continue;
+        }
+        // A batch handler that threw: its messages again one by one, so that one bad message fails alone.
+        for (const item of unit) {
+          const alone = await attempt([item]);
+          if (alone === undefined) continue;
+          item.error = alone;
           failed.push(item);
         }
       }
       if (failed.length > 0) {
         // Their inbox records go with their effects: a retry or a replay must find none.
-        await run('delete from bus_inbox where consumer = ? and message_id = any(?::uuid[])', [
+        if (consumer.inbox !== false) await run('delete from bus_inbox where consumer = ? and message_id = any(?::uuid[])', [
           consumer.name,
           `{${failed.map((item) => item.envelope.messageId).join(',')}}`,
         ]);
@@ -191,7 +206,7 @@ export class Delivery {
           return;
         }
         try {
-          await this.runCounted(consumer, item, tx, result);
+          await this.runCounted(consumer, [item], tx, result);
           result.outcomes[item.index] = 'handled';
         } catch (error) {
           failure = { error };
@@ -218,7 +233,9 @@ export class Delivery {
   private async prepare(consumer: RegisteredConsumer, items: Item[], result: BatchResult): Promise<void> {
     const pending = items.filter((item) => item.error === undefined && (!consumer.prepareIf || consumer.prepareIf(messageOf(item))));
     if (pending.length === 0) return;
-    const handled = await boundQuery<{ message_id: string }>(this.orm.em.fork(), HANDLED_BEFORE, [consumer.name, pending.map((item) => item.envelope.messageId)]);
+    const handled = consumer.prepareSeesHandled
+      ? []
+      : await boundQuery<{ message_id: string }>(this.orm.em.fork(), HANDLED_BEFORE, [consumer.name, pending.map((item) => item.envelope.messageId)]);
     const skip = new Set(handled.map((row) => row.message_id));
     for (const item of pending) {
       if (skip.has(item.envelope.messageId)) continue;
@@ -236,28 +253,35 @@ export class Delivery {
 
   /** Records the items' messages as handled by `consumer`; returns the ids recorded now (the others were, earlier: duplicates). */
   private async recordInInbox(tx: EntityManager, consumer: RegisteredConsumer, items: readonly Item[]): Promise<Set<string>> {
+    // A consumer without an inbox (ConsumerOptions.inbox) takes every message as new: its handler tells a repeat itself.
+    if (consumer.inbox === false) return new Set(items.map((item) => item.envelope.messageId));
     const fresh = await boundQuery<{ message_id: string }>(tx, RECORD_IN_INBOX, [consumer.name, items.map((item) => item.envelope.messageId)]);
     return new Set(fresh.map((row) => row.message_id));
   }
 
-  /** runHandler, counted and timed in the batch's result whatever its outcome. */
-  private async runCounted(consumer: RegisteredConsumer, item: Item, tx: EntityManager, result: BatchResult): Promise<void> {
+  /** runHandler, counted and timed in the batch's result whatever its outcome (a unit of k messages counts k handlers). */
+  private async runCounted(consumer: RegisteredConsumer, unit: Item[], tx: EntityManager, result: BatchResult): Promise<void> {
     const started = performance.now();
     try {
-      await this.runHandler(consumer, item, tx);
+      await this.runHandler(consumer, unit, tx);
     } finally {
-      result.handlersRun++;
+      result.handlersRun += unit.length;
       result.handlerMs += performance.now() - started;
     }
   }
 
-  /** The handler on a fork of the batch's transaction, as the message's tenant; its unit of work is flushed before its savepoint is released. */
-  private runHandler(consumer: RegisteredConsumer, item: Item, tx: EntityManager): Promise<void> {
-    const { envelope, tenant } = item;
+  /**
+   * The handler on a fork of the batch's transaction, as the messages' tenant (one unit
+   * is one tenant's); its unit of work is flushed before its savepoint is released. A
+   * batch consumer's handler gets the unit's messages in one call.
+   */
+  private runHandler(consumer: RegisteredConsumer, unit: Item[], tx: EntityManager): Promise<void> {
+    const [first] = unit;
     const em = tx.fork({ clear: true, keepTransactionContext: true });
-    return runInContext({ tenant, requestId: envelope.messageId, em }, () =>
+    return runInContext({ tenant: first.tenant, requestId: first.envelope.messageId, em }, () =>
       TransactionContext.create(em, async () => {
-        await consumer.handler(messageOf(item), { em, prepared: item.prepared });
+        if (consumer.batchHandler) await consumer.batchHandler(unit.map(messageOf), { em });
+        else await consumer.handler(messageOf(first), { em, prepared: first.prepared });
         await em.flush();
       }),
     );
@@ -307,6 +331,21 @@ export class Delivery {
       );
     return 'dead';
   }
+}
+
+/**
+ * What runs under one savepoint: each message alone, or, for a batch consumer, each
+ * tenant's messages together (the handler runs as one tenant), in arrival order.
+ */
+function unitsOf(consumer: RegisteredConsumer, items: Item[]): Item[][] {
+  if (!consumer.batchHandler) return items.map((item) => [item]);
+  const byTenant = new Map<string | undefined, Item[]>();
+  for (const item of items) {
+    const unit = byTenant.get(item.tenant?.uuid);
+    if (unit) unit.push(item);
+    else byTenant.set(item.tenant?.uuid, [item]);
+  }
+  return [...byTenant.values()];
 }
 
 /** The message a prepare or a handler sees. */

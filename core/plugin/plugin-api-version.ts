@@ -7,7 +7,7 @@ import { BootError } from '../errors/boot-error';
  * built for (`apiVersion`), and loads when the majors are equal and its minor is not
  * newer than this one.
  */
-export const PLUGIN_API_VERSION = '1.3.0';
+export const PLUGIN_API_VERSION = '1.4.0';
 
 const VERSION = /^(0|[1-9]\d{0,5})\.(0|[1-9]\d{0,5})(?:\.(0|[1-9]\d{0,5}))?$/;
 

@@ -22,6 +22,8 @@ export interface KeyringEntry {
  */
 export class Keyring {
   readonly #keys: ReadonlyMap<string, Buffer>;
+  /** The same keys as KeyObjects: a cipher given a Buffer makes one on every call, a cost paid on each secret read. */
+  readonly #keyObjects: ReadonlyMap<string, crypto.KeyObject>;
   /** Key ids, oldest first. */
   readonly ids: readonly string[];
 
@@ -35,6 +37,7 @@ export class Keyring {
       keys.set(id, Buffer.from(material));
     }
     this.#keys = keys;
+    this.#keyObjects = new Map([...keys].map(([id, material]) => [id, crypto.createSecretKey(material)]));
     this.ids = Object.freeze([...keys.keys()]);
   }
 
@@ -44,8 +47,8 @@ export class Keyring {
   }
 
   /** The key with this id, or undefined when it is not configured. */
-  key(id: string): Buffer | undefined {
-    return this.#keys.get(id);
+  key(id: string): crypto.KeyObject | undefined {
+    return this.#keyObjects.get(id);
   }
 
   /**

@@ -34,6 +34,18 @@ const RECORD_SUCCESS = preparedStatement(
     "where uuid = $1 and status = 'pending' and queue_token = $2",
 );
 
+/** What an attempt sends, read before it while the row is still this message's (pending, its queue token). */
+const ATTEMPT_ROW = preparedStatement(
+  'agent-webhooks.attempt-row',
+  "select agent_uuid, webhook_uuid, event, body from agent_webhook_deliveries where uuid = $1 and tenant_uuid = $2 and status = 'pending' and queue_token = $3",
+);
+interface AttemptRow {
+  agent_uuid: string;
+  webhook_uuid: string;
+  event: string;
+  body: string;
+}
+
 const ok = (status: number) => status >= 200 && status < 300;
 const jittered = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2));
 
@@ -49,12 +61,16 @@ export function registerDelivery(bus: BusService, egress: Egress, agents: AgentD
       name: 'deliver',
       topics: [DELIVER_TOPIC],
       concurrency: Math.max(1, settings.concurrency),
+      // A message already handled finds its row settled or re-queued under another token: its prepare sends
+      // nothing (stale) and its handler writes nothing (every write is guarded by the token). So no inbox.
+      prepareSeesHandled: true,
+      inbox: false,
       prepare: async (message, { em }) => {
-        const delivery = await em.findOne(AgentWebhookDelivery, { uuid: message.payload.delivery_uuid });
-        if (!delivery || delivery.status !== 'pending' || delivery.queueToken !== message.payload.queue_token) return { kind: 'stale' };
-        const target = (await agents.webhookSubscribers(delivery.agentUuid, delivery.event)).find((hook) => hook.webhookUuid === delivery.webhookUuid);
+        const [delivery] = await boundQuery<AttemptRow>(em, ATTEMPT_ROW, [message.payload.delivery_uuid, message.tenant!.uuid, message.payload.queue_token]);
+        if (!delivery) return { kind: 'stale' };
+        const target = await agents.webhookSubscriber(delivery.agent_uuid, delivery.webhook_uuid, delivery.event);
         if (!target) return { kind: 'gone' };
-        const headers = webhookHeaders(delivery.uuid, delivery.body, target.secret);
+        const headers = webhookHeaders(message.payload.delivery_uuid, delivery.body, target.secret);
         try {
           const response = await egress.request(target.url, { method: 'POST', headers, body: delivery.body, timeoutMs: settings.timeoutMs, retries: 0, maxRedirects: 0 });
           return { kind: 'answered', status: response.status, error: ok(response.status) ? null : `The endpoint answered ${response.status}` };

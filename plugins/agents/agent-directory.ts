@@ -1,6 +1,5 @@
 import { boundQuery, createServiceRef, preparedStatement, type OrmService, type SecretsService, type TenantService } from '../../core';
 import type { AgentJson, AgentReader } from './agent-reader';
-import { AgentWebhook } from './entities';
 import { intentAuthToken, webhookSecret } from './secret-columns';
 
 export interface IntentWebhookTarget {
@@ -31,8 +30,10 @@ export interface AgentDirectory {
   getWithoutSlots(agentUuid: string): Promise<AgentJson | null>;
   /** Where and with what credential an intent's webhook is called; null without a webhook. */
   intentWebhook(agentUuid: string, intentUuid: string): Promise<IntentWebhookTarget | null>;
-  /** The agent's active webhooks subscribed to `event`. */
+  /** The agent's active webhooks subscribed to `event`, by uuid. */
   webhookSubscribers(agentUuid: string, event: string): Promise<WebhookSubscriber[]>;
+  /** One of them (a delivery's webhook before each attempt); null once it is deleted, inactive or no longer subscribed. */
+  webhookSubscriber(agentUuid: string, webhookUuid: string, event: string): Promise<WebhookSubscriber | null>;
   /** The agents of the current tenant whose `appointments.schedule_assignments` name this schedule (uuid and name, by name). */
   assigningSchedule(scheduleUuid: string): Promise<Array<{ uuid: string; name: string }>>;
 }
@@ -43,9 +44,25 @@ const INTENT_WEBHOOK = preparedStatement(
   'select webhook_url, webhook_auth_token from agent_intents where tenant_uuid = $1 and uuid = $2 and agent_uuid = $3',
 );
 
+/**
+ * An agent's webhooks subscribed to an event: read for every event published (fan-out)
+ * and before every delivery attempt, so prepared, and without the join MikroORM adds to
+ * filter the agent by tenant too. `$4` narrows to one webhook, or is null for all.
+ */
+const WEBHOOK_SUBSCRIBERS = preparedStatement(
+  'agents.webhook-subscribers',
+  'select uuid, url, secret from agent_webhooks where tenant_uuid = $1 and agent_uuid = $2 and is_active and events @> jsonb_build_array($3::text) ' +
+    'and ($4::uuid is null or uuid = $4::uuid) order by uuid',
+);
+
 export const agentDirectoryRef = createServiceRef<AgentDirectory>('agents.directory');
 
 export function createAgentDirectory(orm: OrmService, tenants: TenantService, secrets: SecretsService, reader: AgentReader): AgentDirectory {
+  const subscribers = async (agentUuid: string, event: string, webhookUuid: string | null): Promise<WebhookSubscriber[]> => {
+    const tenant = tenants.require();
+    const hooks = await boundQuery<{ uuid: string; url: string; secret: string | null }>(orm.em, WEBHOOK_SUBSCRIBERS, [tenant.uuid, agentUuid, event, webhookUuid]);
+    return hooks.map((hook) => ({ webhookUuid: hook.uuid, url: hook.url, secret: hook.secret ? secrets.decrypt(hook.secret, webhookSecret.context(tenant.uuid)) : null }));
+  };
   return {
     async exists(agentUuid) {
       const tenant = tenants.require();
@@ -82,12 +99,7 @@ export function createAgentDirectory(orm: OrmService, tenants: TenantService, se
       const authToken = intent.webhook_auth_token ? secrets.decrypt(intent.webhook_auth_token, intentAuthToken.context(tenant.uuid)) : null;
       return { url: intent.webhook_url, authToken };
     },
-    async webhookSubscribers(agentUuid, event) {
-      const tenant = tenants.require();
-      const hooks = await orm.em.find(AgentWebhook, { agentUuid, isActive: true }, { orderBy: { uuid: 'asc' } });
-      return hooks
-        .filter((hook) => hook.events.includes(event))
-        .map((hook) => ({ webhookUuid: hook.uuid, url: hook.url, secret: hook.secret ? secrets.decrypt(hook.secret, webhookSecret.context(tenant.uuid)) : null }));
-    },
+    webhookSubscribers: (agentUuid, event) => subscribers(agentUuid, event, null),
+    webhookSubscriber: async (agentUuid, webhookUuid, event) => (await subscribers(agentUuid, event, webhookUuid))[0] ?? null,
   };
 }

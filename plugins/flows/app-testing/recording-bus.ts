@@ -29,5 +29,8 @@ export function recordingBus(): RecordingBus {
     consume() {
       throw new Error('app code registers no bus consumers: its plugin does, in init');
     },
+    consumeBatch() {
+      throw new Error('app code registers no bus consumers: its plugin does, in init');
+    },
   };
 }

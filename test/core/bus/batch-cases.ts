@@ -133,6 +133,77 @@ export function batchDeliveryCases(): void {
       ['batch.item', WRITER, 2],
     ]);
   });
+
+  it('a consumer with `inbox: false` keeps no inbox record: a message delivered again runs its handler again', async () => {
+    const noInbox = kit.kernel.bus.consumers.find((c) => c.name === 'bus-batch-probe.no-inbox')!;
+    await sql(kit, 'truncate batch_probe_transactions');
+    const a = envelope(1, { topic: 'tally.item' });
+    expect((await kit.kernel.bus.delivery.deliverBatch(noInbox, [a])).outcomes).toEqual(['handled']);
+    expect((await kit.kernel.bus.delivery.deliverBatch(noInbox, [a, envelope(2, { topic: 'tally.item' })])).outcomes).toEqual(['handled', 'handled']);
+    expect((await sql(kit, 'select message_id from batch_probe_transactions')).filter((r) => r.message_id === a.messageId)).toHaveLength(2);
+    expect(await sql(kit, 'select message_id from bus_inbox where consumer = ?', [noInbox.name])).toEqual([]);
+  });
+
+  describe('a batch consumer (consumeBatch)', () => {
+    const LOTS = 'bus-batch-probe.lots';
+    let lots: RegisteredConsumer;
+    beforeAll(() => {
+      lots = kit.kernel.bus.consumers.find((c) => c.name === LOTS)!;
+    });
+    beforeEach(() => sql(kit, 'truncate batch_probe_calls'));
+    const lot = (n: number, extra: Partial<Envelope> = {}, payload: Record<string, unknown> = {}) => envelope(n, { topic: 'lot.item', ...extra }, payload);
+    const calls = () => sql(kit, 'select call, message_id, n, tenant_uuid, tx::text as tx from batch_probe_calls order by id');
+    const lotInbox = async () => (await sql(kit, 'select message_id from bus_inbox where consumer = ?', [LOTS])).map((r) => r.message_id).sort();
+
+    it("gets each tenant's messages of a batch in one call, in arrival order, as that tenant, in the batch's one transaction", async () => {
+      const a = lot(1);
+      const b = lot(2, { tenantUuid: other.tenant.uuid });
+      const c = lot(3);
+      const { outcomes } = await kit.kernel.bus.delivery.deliverBatch(lots, [a, b, c]);
+      expect(outcomes).toEqual(['handled', 'handled', 'handled']);
+      const rows = await calls();
+      expect(rows.map((r) => [r.n, r.tenant_uuid])).toEqual([
+        [1, kit.tenant.uuid],
+        [3, kit.tenant.uuid],
+        [2, other.tenant.uuid],
+      ]);
+      expect(rows[0].call).toBe(rows[1].call);
+      expect(rows[2].call).not.toBe(rows[0].call);
+      expect(new Set(rows.map((r) => r.tx)).size).toBe(1);
+      expect(await lotInbox()).toEqual([a.messageId, b.messageId, c.messageId].sort());
+      const followups = (await outbox(kit)).filter((r) => r.topic === 'followup.lot');
+      expect(followups.map((r) => [r.payload.of, r.tenant_uuid])).toEqual([
+        [a.messageId, kit.tenant.uuid],
+        [c.messageId, kit.tenant.uuid],
+        [b.messageId, other.tenant.uuid],
+      ]);
+    });
+
+    it('a call that throws is rolled back and its messages handled again one per call: the bad one alone fails and retries', async () => {
+      const a = lot(1);
+      const bad = lot(2, {}, { fail: true });
+      const c = lot(3);
+      const { outcomes } = await kit.kernel.bus.delivery.deliverBatch(lots, [a, bad, c]);
+      expect(outcomes).toEqual(['handled', 'retry', 'handled']);
+      // The failed call of three left nothing: a and c each once, in a call of their own.
+      const rows = await calls();
+      expect(rows.map((r) => r.n)).toEqual([1, 3]);
+      expect(rows[0].call).not.toBe(rows[1].call);
+      expect(await lotInbox()).toEqual([a.messageId, c.messageId].sort());
+      const rest = await outbox(kit);
+      expect(rest.filter((r) => r.topic === 'followup.lot').map((r) => r.payload.of)).toEqual([a.messageId, c.messageId]);
+      expect(rest.filter((r) => r.topic === 'lot.item')).toEqual([
+        { message_id: bad.messageId, topic: 'lot.item', payload: { n: 2, fail: true }, tenant_uuid: kit.tenant.uuid, consumer: LOTS, attempt: 2, delayed: true },
+      ]);
+    });
+
+    it('a message alone is a call of one; delivered again it is a duplicate', async () => {
+      const a = lot(1);
+      expect((await kit.kernel.bus.delivery.deliverBatch(lots, [a])).outcomes).toEqual(['handled']);
+      expect((await kit.kernel.bus.delivery.deliverBatch(lots, [a])).outcomes).toEqual(['duplicate']);
+      expect((await calls()).map((r) => r.n)).toEqual([1]);
+    });
+  });
 }
 
 /** Over a real transport: a burst of messages (handled in batches) with failing ones among them. */
