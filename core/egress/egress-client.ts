@@ -356,17 +356,21 @@ class ChunkHandlerFailure {
 /** Hands the body to `onChunk` piece by piece, within the same cap as readCapped. */
 async function passCapped(response: Dispatcher.ResponseData, maxBytes: number, onChunk: (chunk: Buffer) => void, idleTimeoutMs?: number): Promise<Buffer> {
   let idle: NodeJS.Timeout | undefined;
-  // Re-armed at each chunk; destroying the body ends the loop below with this error.
-  const arm = () => {
-    if (!idleTimeoutMs) return;
-    clearTimeout(idle);
-    idle = setTimeout(() => response.body.destroy(new EgressTimeoutError('idle', idleTimeoutMs)), idleTimeoutMs);
+  let lastChunkAt = performance.now();
+  // One timer for the whole body, not one per chunk (a streamed answer is a chunk per token): when it
+  // fires it looks at when the last chunk came and waits out the rest. Destroying the body ends the loop below.
+  const watch = (waitMs: number) => {
+    idle = setTimeout(() => {
+      const quietMs = performance.now() - lastChunkAt;
+      if (quietMs >= idleTimeoutMs!) response.body.destroy(new EgressTimeoutError('idle', idleTimeoutMs!));
+      else watch(idleTimeoutMs! - quietMs);
+    }, waitMs);
   };
+  if (idleTimeoutMs) watch(idleTimeoutMs);
   let size = 0;
-  arm();
   try {
     for await (const chunk of response.body) {
-      arm();
+      lastChunkAt = performance.now();
       size += chunk.length;
       if (size > maxBytes) {
         response.body.destroy();

@@ -5,7 +5,8 @@ import { errorMessageOf, isObject, toToolCall, toUsage } from './openai-wire-for
 /**
  * A streamed chat completion (`stream: true`) read as it arrives: Server-Sent Events
  * whose `data:` lines carry `chat.completion.chunk` objects, ended by `data: [DONE]`.
- * Text pieces (`delta.content`) go to `onDelta` at once; tool calls arrive as fragments
+ * Text pieces (`delta.content`) go to `onDelta` as they arrive (the first at once, the
+ * rest of one read together); tool calls arrive as fragments
  * keyed by `index` (the id and name in the first, the arguments' JSON text spread over
  * the rest) and are put together at the end; the usage comes in a last chunk with no
  * choices when `stream_options.include_usage` was asked for. Bytes may be cut anywhere,
@@ -26,22 +27,47 @@ export class ChatStreamReader {
 
   constructor(private readonly onDelta: (text: string) => void) {}
 
+  /**
+   * Text of this read not yet passed on: the pieces after the stream's first that arrive
+   * in one read go to `onDelta` together, at the end of the read. None of them waits for
+   * more bytes; a model that sends its answer at once (or a reader that falls behind)
+   * then costs a few writes to the client per read instead of one per token, while the
+   * first piece, which a listener is waiting for, goes at once.
+   */
+  private gathered = '';
+
   push(chunk: Uint8Array): void {
     this.pending += this.decoder.decode(chunk, { stream: true });
-    // Events end with a blank line; `\r\n` and `\r` line ends are allowed too.
-    for (;;) {
-      const match = /\r\n\r\n|\n\n|\r\r/.exec(this.pending);
-      if (!match) return;
-      const event = this.pending.slice(0, match.index);
-      this.pending = this.pending.slice(match.index + match[0].length);
-      this.event(event);
+    try {
+      // Events end with a blank line; `\r\n` and `\r` line ends are allowed too.
+      for (;;) {
+        const match = /\r\n\r\n|\n\n|\r\r/.exec(this.pending);
+        if (!match) return;
+        const event = this.pending.slice(0, match.index);
+        this.pending = this.pending.slice(match.index + match[0].length);
+        this.event(event);
+      }
+    } finally {
+      // Also when a later event of the read fails: text the model sent before it still goes out.
+      this.passOn();
     }
+  }
+
+  private passOn(): void {
+    if (this.gathered === '') return;
+    const text = this.gathered;
+    this.gathered = '';
+    this.onDelta(text);
   }
 
   /** The whole answer, once the body has ended. */
   finish(requestedModel: string): ChatResult {
     this.pending += this.decoder.decode();
-    if (this.pending.trim() !== '') this.event(this.pending);
+    try {
+      if (this.pending.trim() !== '') this.event(this.pending);
+    } finally {
+      this.passOn();
+    }
     this.pending = '';
     if (!this.done && this.finishReason === undefined) throw new LlmUnavailableError('the LLM server ended the stream before the answer was complete', undefined, 1, undefined);
     const toolCalls = [...this.calls.entries()]
@@ -84,10 +110,11 @@ export class ChatStreamReader {
     const delta = choice.delta;
     if (!isObject(delta)) return;
     if (typeof delta.content === 'string' && delta.content !== '') {
-      this.sawContent = true;
       this.content += delta.content;
       this.delivered = true;
-      this.onDelta(delta.content);
+      if (this.sawContent) this.gathered += delta.content;
+      else this.onDelta(delta.content);
+      this.sawContent = true;
     }
     if (Array.isArray(delta.tool_calls)) for (const fragment of delta.tool_calls) this.toolFragment(fragment);
   }

@@ -32,7 +32,8 @@ const streamed = (deltas: string[]): ChatRequest => ({ messages: [{ role: 'user'
 describe('streaming chat completions', () => {
   it('passes each piece of text as it arrives and resolves to the whole answer, with the usage chunk', async () => {
     const server = await fakeServer();
-    server.reply({ content: 'We open at nine.', chunks: ['We ', 'open ', 'at nine.'], usage: { promptTokens: 7, completionTokens: 4 } });
+    // Apart in time, so each piece is a read of its own (pieces of one read go on together: below).
+    server.reply({ content: 'We open at nine.', chunks: ['We ', 'open ', 'at nine.'], chunkDelayMs: 30, usage: { promptTokens: 7, completionTokens: 4 } });
     const { provider } = providerFor(server.url);
     const deltas: string[] = [];
     const result = await provider.chat(streamed(deltas));
@@ -122,6 +123,27 @@ describe('ChatStreamReader', () => {
     const result = reader.finish('asked');
     expect(deltas.join('')).toBe('hé');
     expect(result).toMatchObject({ content: 'hé', model: 'm1', finishReason: 'tool_calls', toolCalls: [{ id: 'c1', name: 'f', arguments: { a: 1 } }] });
+  });
+
+  it('passes the first piece at once and the rest of one read together, never waiting for the next read', () => {
+    const deltas: string[] = [];
+    const reader = new ChatStreamReader((text) => deltas.push(text));
+    const piece = (text: string) => `data: {"choices":[{"index":0,"delta":{"content":"${text}"}}]}\n\n`;
+    reader.push(encode('data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}\n\n' + piece('We ') + piece('open ') + piece('at ')));
+    expect(deltas).toEqual(['We ', 'open at ']);
+    reader.push(encode(piece('nine') + piece('.') + 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n'));
+    expect(deltas).toEqual(['We ', 'open at ', 'nine.']);
+    reader.push(encode('data: [DONE]\n\n'));
+    expect(reader.finish('m').content).toBe('We open at nine.');
+    expect(deltas).toEqual(['We ', 'open at ', 'nine.']);
+  });
+
+  it('text read before a broken chunk of the same read is still passed on', () => {
+    const deltas: string[] = [];
+    const reader = new ChatStreamReader((text) => deltas.push(text));
+    expect(() => reader.push(encode('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {"choices":[{"index":0,"delta":{"content":"b"}}]}\n\ndata: {oops\n\n'))).toThrow(LlmResponseError);
+    expect(deltas).toEqual(['a', 'b']);
+    expect(reader.delivered).toBe(true);
   });
 
   it('a stream that ends before any finish or [DONE] is incomplete', () => {
