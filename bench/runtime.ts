@@ -15,8 +15,8 @@
  *
  *   node -r ./bin/register-ts.js bench/runtime.ts      (npm run bench:runtime)
  *
- * Processes: the kernel, and the scripted model + intent webhook, each in a child of its
- * own; the load generators (platform and baseline clients) run here, in the parent. The
+ * Processes: the kernel, the scripted model + intent webhook, and the streamed turn's
+ * floor server, each in a child of its own; the load generators (platform and baseline clients) run here, in the parent. The
  * scripted servers answer at once. Rounds alternate kernel/baseline, baseline/kernel, ...;
  * per side the median of the rounds' percentiles is reported.
  *
@@ -28,7 +28,8 @@
  *   BENCH_ROUNDS        rounds; each measures both sides once (default 3)
  *   BENCH_CONVERSATIONS concurrent conversations (default 50)
  *   BENCH_SCENARIOS     comma-separated scenarios to run (default: tool,sse)
- *   BENCH_FLOOR=0       skip the tool turn's floor (bench/lib/runtime-floor.ts: the design's statements from bare pg)
+ *   BENCH_FLOOR=0       skip the floors: the tool turn's (bench/lib/runtime-floor.ts: the design's statements from
+ *                       bare pg) and the streamed turn's (bench/lib/runtime-sse-floor.ts: a bare HTTP server doing them)
  *   BENCH_WEBHOOKS=0    skip the webhook deliveries part
  *   BENCH_WEBHOOK_N     events for the webhook deliveries part (default: its own, 2000)
  *   BENCH_KERNEL_NODE_OPTIONS  extra node flags for the kernel child, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
@@ -45,6 +46,7 @@ import { fmt, median, numberEnv, percentile, printTable, round3, resultsStamp, w
 import { baselineTurn, platformTurn, runLoad, type BaselineTemplates, type PlatformTarget, type TurnSample } from './lib/runtime-clients';
 import { SAMPLE_PREFIX, TOOL_NAME, runScriptedServers, unionLength, type ScriptedMessage, type TurnRecord } from './lib/runtime-scripted';
 import { floorTurn, prepareFloor, type FloorTarget } from './lib/runtime-floor';
+import type { SseFloorSettings } from './lib/runtime-sse-floor';
 import { ask, stopChildren } from './lib/children';
 import { SERVER_NODE_FLAGS } from './lib/server-node-flags';
 
@@ -70,6 +72,7 @@ type KernelMessage = { type: 'ready'; url: string; token: string } | { type: 'er
 
 const role = process.argv[2];
 if (role === 'kernel') void kernelServer();
+else if (role === 'floor-server') void floorServer();
 else if (role === 'scripted')
   void runScriptedServers().catch((error) => {
     process.send!({ type: 'error', error: String((error as Error).stack ?? error) } satisfies ScriptedMessage);
@@ -165,15 +168,32 @@ async function main(): Promise<void> {
         `(${os.cpus().length} CPUs, node ${process.version})`,
     );
     const runs: RunResult[] = [];
-    // The floor (tool scenario only): the design's statements from bare pg beside the baseline's calls.
+    // The floors: the design's statements from bare pg beside the baseline's calls (tool), and
+    // a bare HTTP server doing them around the streamed model call (sse, runtime-sse-floor.ts).
     let floor: FloorTarget | null = null;
-    if (process.env.BENCH_FLOOR !== '0' && chosen.includes('tool')) {
+    let sseFloor: PlatformTarget | null = null;
+    if (process.env.BENCH_FLOOR !== '0') {
       const { Pool } = require('pg') as typeof import('pg');
       const pool = new Pool({ connectionString: database.url, max: FLOOR_POOL_SIZE });
       pools.push(pool);
       await prepareFloor(pool);
       const tenant = await pool.query(`select uuid from tenants where slug = $1`, [TENANT_SLUG]);
       floor = { pool, tenantUuid: tenant.rows[0].uuid, agentUuid, historyMessages: FLOOR_HISTORY_MESSAGES };
+      if (chosen.includes('sse')) {
+        const settings: SseFloorSettings = {
+          databaseUrl: database.url,
+          tenantUuid: floor.tenantUuid,
+          agentUuid,
+          poolSize: FLOOR_POOL_SIZE,
+          historyMessages: FLOOR_HISTORY_MESSAGES,
+          modelUrl: servers.llmUrl,
+          streamed: templates.streamed,
+          sampleId: sseSample,
+        };
+        const floorChild = spawnChild<{ type: 'ready'; url: string }>('floor-server', { BENCH_SSE_FLOOR: JSON.stringify(settings) }, SERVER_NODE_FLAGS);
+        children.push(floorChild.child);
+        sseFloor = { url: (await floorChild.ready).url, host: 'floor', token: 'floor', agentUuid, dispatcher };
+      }
     }
     for (const scenario of chosen) {
       const streamed = scenario === 'sse';
@@ -182,13 +202,15 @@ async function main(): Promise<void> {
           side === 'kernel'
             ? platformTurn(target, streamed, conversation, turnId)
             : side === 'floor'
-              ? floorTurn(floor!, templates, conversation, turnId)
+              ? streamed
+                ? platformTurn(sseFloor!, true, conversation, turnId)
+                : floorTurn(floor!, templates, conversation, turnId)
               : baselineTurn(templates, streamed, conversation, turnId),
         );
         const turns = (await ask<Extract<ScriptedMessage, { type: 'turns' }>>(scripted.child, 'turns', 'turns')).turns;
         return summarise(scenario, side, round, load.samples, load.seconds, turns);
       };
-      const sides: Side[] = scenario === 'tool' && floor ? ['kernel', 'baseline', 'floor'] : ['kernel', 'baseline'];
+      const sides: Side[] = (scenario === 'tool' && floor) || (scenario === 'sse' && sseFloor) ? ['kernel', 'baseline', 'floor'] : ['kernel', 'baseline'];
       if (settings.warmup > 0) for (const side of sides) await run(side, settings.warmup, 0);
       for (let round = 1; round <= settings.rounds; round++) {
         // Each side goes first in turn.
@@ -259,6 +281,10 @@ async function main(): Promise<void> {
       rows.push(['sse turn: own time p50  kernel | baseline', `${cell(sse.kernel?.ownP50)} | ${cell(sse.baseline?.ownP50)}`, '']);
       rows.push(['sse: first delta p50  kernel | baseline', `${cell(sse.kernel?.firstDeltaP50)} | ${cell(sse.baseline?.firstDeltaP50)}`, `goal kernel <= ${GOALS.firstDeltaP50Ms} ms ${met('firstDeltaP50')}`]);
       rows.push(['sse: first delta p99  kernel | baseline', `${cell(sse.kernel?.firstDeltaP99)} | ${cell(sse.baseline?.firstDeltaP99)}`, '']);
+      if (sse.floor) {
+        rows.push(['sse floor: turns/s | first delta p50 | p99', `${cell(sse.floor.turnsPerSecond, '')} | ${cell(sse.floor.firstDeltaP50)} | ${cell(sse.floor.firstDeltaP99)}`, 'a bare HTTP server, the design’s statements']);
+        rows.push(['sse turn: kernel turns/s as a share of the floor’s', `${fmt((100 * (sse.kernel?.turnsPerSecond ?? NaN)) / sse.floor.turnsPerSecond, 1)}%`, '']);
+      }
     }
     if (webhooks) {
       rows.push(['webhook deliveries/s  kernel | baseline', `${cell(webhooks.deliveriesPerSecond, '/s')} | ${cell(webhooks.baselinePerSecond, '/s')}`, `goal kernel >= ${GOALS.deliveriesPerSecond}/s ${met('deliveriesPerSecond')}`]);
@@ -371,7 +397,7 @@ async function seedAgent(url: string, host: string, token: string, webhookUrl: s
   return agent.agent_uuid;
 }
 
-function spawnChild<Ready>(which: 'kernel' | 'scripted', env: Record<string, string>, flags: string[]): { child: ChildProcess; ready: Promise<Ready> } {
+function spawnChild<Ready>(which: 'kernel' | 'scripted' | 'floor-server', env: Record<string, string>, flags: string[]): { child: ChildProcess; ready: Promise<Ready> } {
   const child = fork(__filename, [which], { execArgv: ['-r', REGISTER_TS, ...flags], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const ready = new Promise<Ready>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the ${which} child exited with ${code} before it was ready`)));
@@ -386,6 +412,23 @@ function spawnChild<Ready>(which: 'kernel' | 'scripted', env: Record<string, str
 // ---------------------------------------------------------------------------------------------
 // Child: the kernel with the runtime and the plugins it depends on, talking to the scripted model.
 // ---------------------------------------------------------------------------------------------
+
+/** The streamed turn's floor server (runtime-sse-floor.ts), in a child of its own as the kernel is. */
+async function floorServer(): Promise<void> {
+  try {
+    const { startSseFloorServer } = require('./lib/runtime-sse-floor') as typeof import('./lib/runtime-sse-floor');
+    const server = await startSseFloorServer(JSON.parse(process.env.BENCH_SSE_FLOOR!));
+    process.on('message', async (message) => {
+      if (message !== 'stop') return;
+      await server.close();
+      process.exit(0);
+    });
+    process.send!({ type: 'ready', url: server.url });
+  } catch (error) {
+    process.send!({ type: 'error', error: String((error as Error).stack ?? error) });
+    process.exit(1);
+  }
+}
 
 async function kernelServer(): Promise<void> {
   try {
