@@ -35,7 +35,10 @@ export class EventStream<T = unknown> {
   /** Writes the stream to `res` (express-app.ts `send`). */
   async pipe(res: Response, logger: Logger, errorOf: (error: unknown) => { status: number; body: unknown } | undefined): Promise<void> {
     const controller = new AbortController();
-    res.once('close', () => controller.abort());
+    // Only a client gone before the end stops the work (an abort after a finished stream would only cost its DOMException).
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',

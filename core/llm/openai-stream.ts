@@ -83,11 +83,7 @@ export class ChatStreamReader {
   }
 
   private event(text: string): void {
-    const data = text
-      .split(/\r\n|\n|\r/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).replace(/^ /, ''))
-      .join('\n');
+    const data = dataOf(text);
     if (data === '') return; // a comment or a keep-alive
     if (data === '[DONE]') {
       this.done = true;
@@ -129,4 +125,14 @@ export class ChatStreamReader {
     if (fn && typeof fn.arguments === 'string') call.arguments += fn.arguments;
     this.calls.set(index, call);
   }
+}
+
+/** An event's `data:` lines joined; an event of one `data:` line (every chunk a model sends) without splitting it. */
+function dataOf(text: string): string {
+  if (text.startsWith('data:') && !/[\r\n]/.test(text)) return text.charCodeAt(5) === 32 ? text.slice(6) : text.slice(5);
+  return text
+    .split(/\r\n|\n|\r/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).replace(/^ /, ''))
+    .join('\n');
 }

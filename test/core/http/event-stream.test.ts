@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { ConflictError, coreServices, DataEnvelope, definePlugin, defineRoute, EventStream, Type, wantsEventStream } from '../../../core';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
 
@@ -11,6 +12,8 @@ const asText = (response: any, callback: (error: Error | null, body: string) => 
 describe('EventStream', () => {
   let kit: TestKernel;
   let runs = 0;
+  /** Each stream's signal, in order. */
+  const signals: AbortSignal[] = [];
 
   beforeAll(async () => {
     const streamer = definePlugin({
@@ -32,6 +35,16 @@ describe('EventStream', () => {
               runs++;
               if (!wantsEventStream(req.headers.accept)) return { data: { count: 3 } };
               return new EventStream(async (writer) => {
+                signals.push(writer.signal);
+                if (params.mode === 'waits') {
+                  writer.emit('tick', { i: 1 });
+                  // Until the client goes away (or a while): what work that only feeds the client does.
+                  await new Promise((resolve) => {
+                    writer.signal.addEventListener('abort', resolve);
+                    setTimeout(resolve, 5000);
+                  });
+                  return { data: { count: 1 } };
+                }
                 for (let i = 1; i <= 3; i++) writer.emit('tick', { i });
                 if (params.mode === 'fails') throw new ConflictError('Changed meanwhile');
                 const answer = { data: { count: 3 } };
@@ -48,6 +61,26 @@ describe('EventStream', () => {
   afterAll(() => kit?.stop());
 
   const post = (mode: string) => kit.api.post(`/api/v1/stream-test/${mode}`).set('Accept', 'text/event-stream').buffer(true).parse(asText);
+
+  it("aborts the stream's signal when the client goes away before the end, and not after a stream that ended", async () => {
+    await post('ok').expect(200);
+    const finished = signals.at(-1)!;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(finished.aborted).toBe(false);
+
+    const { hostname, port } = new URL(kit.url);
+    const req = http.request({ hostname, port, method: 'POST', path: '/api/v1/stream-test/waits', headers: { host: `acme.${kit.kernel.config.core.baseDomain}`, authorization: `Bearer ${kit.token}`, accept: 'text/event-stream' } });
+    const firstTick = new Promise<void>((resolve) => req.on('response', (res) => res.once('data', () => resolve())));
+    req.on('error', () => {});
+    req.end();
+    await firstTick;
+    const waiting = signals.at(-1)!;
+    expect(waiting.aborted).toBe(false);
+    req.destroy();
+    const deadline = Date.now() + 3000;
+    while (!waiting.aborted && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(waiting.aborted).toBe(true);
+  });
 
   it('writes each event as it comes, then ends', async () => {
     const res = await post('ok').expect(200);
