@@ -1,7 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Envelope } from './bus-types';
 import { newMessageId } from './message-ids';
-import { sql } from 'kysely';
 import { boundQuery } from '../data/bound-query';
 import { preparedStatement } from '../data/prepared-statements';
 import type { OutboxCommits } from './outbox-commits';
@@ -61,6 +60,13 @@ const INSERT_DUE_AT = preparedStatement(
 const replacing = (insert: string) => `with replaced as (delete from bus_outbox where topic = $3 and dedupe_key = $7 and locked_until is null) ${insert}`;
 const REPLACE_DUE_IN = preparedStatement('bus.outbox-replace-due-in', replacing(INSERT_DUE_IN.text), NEUTRAL);
 const REPLACE_DUE_AT = preparedStatement('bus.outbox-replace-due-at', replacing(INSERT_DUE_AT.text), NEUTRAL);
+/** publishMany's rows, unpacked in order from one JSON array of [id, message id, payload] ($4); $5 is when they are due. */
+const insertManyText = (due: string) =>
+  'insert into bus_outbox (id, message_id, topic, payload, headers, tenant_uuid, dedupe_key, consumer, attempt, due_at, created_at) ' +
+  `select (entry->>0)::uuid, (entry->>1)::uuid, $1, entry->2, $2::jsonb, $3::uuid, null, null, 1, ${due}, clock_timestamp() ` +
+  'from jsonb_array_elements($4::jsonb) with ordinality as e(entry, n) order by n';
+const INSERT_MANY_DUE_IN = preparedStatement('bus.outbox-insert-many-due-in', insertManyText("clock_timestamp() + ($5::float8 * interval '1 millisecond')"), NEUTRAL);
+const INSERT_MANY_DUE_AT = preparedStatement('bus.outbox-insert-many-due-at', insertManyText('$5::timestamptz'), NEUTRAL);
 const DELETE_COMPLETED = preparedStatement('bus.outbox-delete-completed', 'delete from bus_outbox where id = any($1::uuid[])', NEUTRAL);
 
 /** The claim, with or without deleting the rows completed since the last one ($3, kept out of what it claims). */
@@ -131,20 +137,20 @@ export class OutboxStore {
   }
 
   /**
-   * Inserts one row per payload in one statement, in the transaction of `em`. The
-   * payloads travel as one bound JSON array (through the transaction's Kysely: the
-   * connection's `execute` would inline it as a literal), unpacked in order.
+   * Inserts one row per payload in one prepared statement, in the transaction of `em`.
+   * The payloads travel as one bound JSON array (the connection's `execute` would inline
+   * it as a literal), unpacked in order.
    */
   async insertMany(em: EntityManager, rows: OutboxInsertMany): Promise<string[]> {
     const messageIds = rows.payloads.map(() => newMessageId());
     const entries = rows.payloads.map((payload, index) => [newMessageId(), messageIds[index], payload ?? null]);
-    const due = rows.at ? sql`${rows.at.toISOString()}::timestamptz` : sql`clock_timestamp() + (${Math.max(0, rows.delayMs ?? 0)} * interval '1 millisecond')`;
-    await sql`
-      insert into bus_outbox (id, message_id, topic, payload, headers, tenant_uuid, dedupe_key, consumer, attempt, due_at, created_at)
-      select (entry->>0)::uuid, (entry->>1)::uuid, ${rows.topic}, entry->2, ${JSON.stringify(rows.headers ?? {})}::jsonb, ${rows.tenantUuid ?? null}::uuid,
-        null, null, 1, ${due}, clock_timestamp()
-      from jsonb_array_elements(${JSON.stringify(entries)}::jsonb) with ordinality as e(entry, n)
-      order by n`.execute(em.getKysely());
+    await boundQuery(em, rows.at ? INSERT_MANY_DUE_AT : INSERT_MANY_DUE_IN, [
+      rows.topic,
+      JSON.stringify(rows.headers ?? {}),
+      rows.tenantUuid ?? null,
+      JSON.stringify(entries),
+      rows.at ? rows.at.toISOString() : Math.max(0, rows.delayMs ?? 0),
+    ]);
     this.commits.noteWrite(em);
     return messageIds;
   }

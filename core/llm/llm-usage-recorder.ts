@@ -2,7 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logging/logger';
 import type { TokenUsage } from './llm-types';
 import { newUuid } from '../data/uuid';
-import { LlmUsage, type LlmCallStatus } from './llm-usage.entity';
+import { boundQuery } from '../data/bound-query';
+import { preparedStatement } from '../data/prepared-statements';
+import type { LlmCallStatus } from './llm-usage.entity';
 
 export interface UsageEntry {
   tenantUuid: string | null;
@@ -14,6 +16,15 @@ export interface UsageEntry {
   durationMs: number;
   status: LlmCallStatus;
 }
+
+/** A batch of usage rows, written for every model call: prepared; llm_usage has no tenant policy (its tenant may be none). */
+const INSERT_USAGE = preparedStatement(
+  'llm.usage-insert',
+  'insert into llm_usage (uuid, tenant_uuid, provider, model, purpose, agent_uuid, prompt_tokens, completion_tokens, total_tokens, duration_ms, status, created_at) ' +
+    'select * from jsonb_to_recordset($1::jsonb) as r(uuid uuid, tenant_uuid uuid, provider text, model text, purpose text, agent_uuid uuid, ' +
+    'prompt_tokens int, completion_tokens int, total_tokens int, duration_ms int, status text, created_at timestamptz)',
+  { tenantNeutral: true },
+);
 
 /** An entry as queued: stamped when the call ended, not when its row is written. */
 type Queued = UsageEntry & { at: Date };
@@ -75,22 +86,20 @@ export class LlmUsageRecorder {
   private async write(batch: Queued[]): Promise<void> {
     // `disableContextResolution`: a fork of the global EntityManager, not of the caller's (and its transaction).
     const em = this.orm.em.fork({ disableContextResolution: true });
-    await em.insertMany(
-      LlmUsage,
-      batch.map((entry) => ({
-        uuid: newUuid(),
-        tenantUuid: entry.tenantUuid,
-        provider: entry.provider,
-        model: entry.model,
-        purpose: entry.purpose,
-        agentUuid: entry.agentUuid ?? null,
-        promptTokens: entry.usage?.promptTokens ?? null,
-        completionTokens: entry.usage?.completionTokens ?? null,
-        totalTokens: entry.usage?.totalTokens ?? null,
-        durationMs: entry.durationMs,
-        status: entry.status,
-        createdAt: entry.at,
-      })),
-    );
+    const rows = batch.map((entry) => ({
+      uuid: newUuid(),
+      tenant_uuid: entry.tenantUuid,
+      provider: entry.provider,
+      model: entry.model,
+      purpose: entry.purpose,
+      agent_uuid: entry.agentUuid ?? null,
+      prompt_tokens: entry.usage?.promptTokens ?? null,
+      completion_tokens: entry.usage?.completionTokens ?? null,
+      total_tokens: entry.usage?.totalTokens ?? null,
+      duration_ms: Math.round(entry.durationMs),
+      status: entry.status,
+      created_at: entry.at.toISOString(),
+    }));
+    await boundQuery(em, INSERT_USAGE, [JSON.stringify(rows)]);
   }
 }

@@ -60,8 +60,8 @@ export default definePlugin({
     }),
     createServiceFactory({
       service: knowledgeSearchRef,
-      deps: { orm: coreServices.orm, egress: coreServices.egress, config: configRef(tablesConfig), logger: coreServices.logger },
-      factory: ({ orm, egress, config, logger }) => createKnowledgeSearch({ orm, egress, settings: config.all(), logger }),
+      deps: { orm: coreServices.orm, tenants: coreServices.tenant, egress: coreServices.egress, config: configRef(tablesConfig), logger: coreServices.logger },
+      factory: ({ orm, tenants, egress, config, logger }) => createKnowledgeSearch({ orm, tenants, egress, settings: config.all(), logger }),
     }),
   ],
   deps: {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConflictError } from '../../../core';
+import { boundQuery, ConflictError, preparedStatement } from '../../../core';
 
 /** What a turn holds while it runs: give it back with `release` in the turn's last transaction. */
 export interface HeldLease {
@@ -9,6 +9,16 @@ export interface HeldLease {
   /** Whether `release` ran in a transaction that committed; else the turn's end gives it back on its own. */
   released: boolean;
 }
+
+/** Written and deleted on every turn: prepared statements. */
+const TAKE = preparedStatement(
+  'runtime.lease-take',
+  'insert into runtime_turn_leases (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, holder, expires_at) ' +
+    "values (gen_random_uuid(), $1, now(), now(), $2, $3, now() + $4::float8 * interval '1 millisecond') " +
+    'on conflict (conversation_uuid) do update set holder = excluded.holder, expires_at = excluded.expires_at, updated_at = now() ' +
+    'where runtime_turn_leases.expires_at < now() returning holder',
+);
+const GIVE_BACK = preparedStatement('runtime.lease-give-back', 'delete from runtime_turn_leases where conversation_uuid = $1 and holder = $2');
 
 /** Thrown inside the taking transaction when another process holds the lease: rolled back, then tried again. */
 class LeaseTaken extends Error {}
@@ -54,7 +64,7 @@ export class TurnLeases {
       try {
         return await turn(opened, lease);
       } finally {
-        if (!lease.released) await em.fork().getConnection().execute(`delete from runtime_turn_leases where conversation_uuid = ? and holder = ?`, [conversationUuid, lease.holder]);
+        if (!lease.released) await boundQuery(em.fork(), GIVE_BACK, [conversationUuid, lease.holder]);
       }
     } finally {
       done();
@@ -64,22 +74,14 @@ export class TurnLeases {
 
   /** Gives the lease back in `tx`, the turn's last transaction; marked released once that commits. */
   async release(tx: EntityManager, lease: HeldLease): Promise<void> {
-    await tx.getConnection().execute(`delete from runtime_turn_leases where conversation_uuid = ? and holder = ?`, [lease.conversationUuid, lease.holder], 'run', tx.getTransactionContext());
+    await boundQuery(tx, GIVE_BACK, [lease.conversationUuid, lease.holder]);
   }
 
   private async take<F>(em: EntityManager, tenantUuid: string, lease: HeldLease, deadline: number, first: (tx: EntityManager) => Promise<F>): Promise<F> {
     for (let wait = 5; ; wait = Math.min(wait * 2, 250)) {
       try {
         return await em.fork().transactional(async (tx) => {
-          const rows: unknown[] = await tx.getConnection().execute(
-            `insert into runtime_turn_leases (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, holder, expires_at) ` +
-              `values (gen_random_uuid(), ?, now(), now(), ?, ?, now() + ? * interval '1 millisecond') ` +
-              `on conflict (conversation_uuid) do update set holder = excluded.holder, expires_at = excluded.expires_at, updated_at = now() ` +
-              `where runtime_turn_leases.expires_at < now() returning holder`,
-            [tenantUuid, lease.conversationUuid, lease.holder, this.settings.turnLeaseMs],
-            'all',
-            tx.getTransactionContext(),
-          );
+          const rows = await boundQuery(tx, TAKE, [tenantUuid, lease.conversationUuid, lease.holder, this.settings.turnLeaseMs]);
           if (rows.length === 0) throw new LeaseTaken();
           return first(tx);
         });

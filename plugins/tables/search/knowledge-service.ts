@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Egress, Logger, OrmService } from '../../../core';
+import { boundQuery, preparedStatement, type Egress, type Logger, type OrmService, type TenantService } from '../../../core';
 import type { AssignmentMode } from '../entities';
-import type { KnowledgeHit, KnowledgeSearch } from '../knowledge-search';
+import type { AssignedTable, KnowledgeHit, KnowledgeSearch } from '../knowledge-search';
 import { findTable } from '../tables/find-table';
 import type { TablesSettings } from '../tables-config';
-import { assignedTableJson, tablesOfAgents } from './assignments';
+import { tablesOfAgents } from './assignments';
 import { createEmbeddingsClient } from './embeddings/embeddings-client';
 import { VectorStore } from './embeddings/vector-store';
 import { HITS_DEFAULT, HITS_MAX } from './search-schemas';
@@ -12,6 +12,7 @@ import { TableSearch, type HybridSearch } from './table-search';
 
 export interface KnowledgeSearchDeps {
   orm: OrmService;
+  tenants: TenantService;
   egress: Egress;
   settings: TablesSettings;
   /** Where a failing query embedding is reported (search goes on without it). */
@@ -43,13 +44,25 @@ export async function searchAgentTables(em: EntityManager, search: TableSearch, 
  * The KnowledgeSearch service: the routes' code, on the EntityManager of the current
  * request or message (so the current tenant and transaction).
  */
-export function createKnowledgeSearch({ orm, egress, settings, logger }: KnowledgeSearchDeps): KnowledgeSearch {
+/**
+ * An agent's tables, read by the runtime on every turn (its prompt names them): prepared,
+ * without the ORM's two queries and their tenant-filter joins.
+ */
+const TABLES_OF_AGENT = preparedStatement(
+  'tables.tables-of-agent',
+  'select t.uuid as table_uuid, t.name, a.mode from data_table_assignments a join data_tables t on t.uuid = a.table_uuid and t.tenant_uuid = a.tenant_uuid ' +
+    'where a.tenant_uuid = $1 and a.agent_uuid = $2',
+);
+
+export function createKnowledgeSearch({ orm, tenants, egress, settings, logger }: KnowledgeSearchDeps): KnowledgeSearch {
   const search = new TableSearch(hybridSearch(egress, settings, new VectorStore(logger)), logger);
   return {
     searchTable: (tableUuid, query, options = {}) => searchTable(orm.em, search, tableUuid, query, options.limit),
     searchAgent: (agentUuid, query, options = {}) => searchAgentTables(orm.em, search, agentUuid, query, options),
     async tablesOf(agentUuid) {
-      return ((await tablesOfAgents(orm.em, [agentUuid])).get(agentUuid) ?? []).map(assignedTableJson);
+      const rows = await boundQuery<AssignedTable>(orm.em, TABLES_OF_AGENT, [tenants.require().uuid, agentUuid]);
+      // By name as tablesOfAgents sorts (the database's collation may order names otherwise).
+      return rows.sort((a, b) => a.name.localeCompare(b.name) || a.table_uuid.localeCompare(b.table_uuid));
     },
   };
 }
