@@ -15,7 +15,9 @@
  * The outbox rows go to a copy of `bus_outbox`, so the kernel's consumers (idle while the
  * floor runs) do not take them. The pool has the kernel's size. The floor shows how far
  * the design's own statements let own time go at this concurrency on this machine; the
- * platform is judged against it as well as against the goal.
+ * platform is judged against it as well as against the goal. The statements before and
+ * after the model (floorOpen, floorClose) also serve the streamed turn's floor server
+ * (runtime-sse-floor.ts).
  */
 import crypto from 'node:crypto';
 import type { Pool } from 'pg';
