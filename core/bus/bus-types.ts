@@ -46,7 +46,8 @@ export interface ConsumerOptions<T = any, P = undefined> {
    * publishes belong to the handler, which gets what this returns as
    * `context.prepared`. A prepare that throws fails the delivery as a throwing handler
    * does (retry with backoff, then the dead letter). It is skipped for a message
-   * already handled, but may run again for one delivered twice at once.
+   * already handled (unless `prepareSeesHandled`: then it tells that itself), but may
+   * run again for one delivered twice at once.
    */
   prepare?: (message: BusMessage<T>, context: PrepareContext) => P | Promise<P>;
   /**

@@ -57,7 +57,10 @@ const HANDLED_BEFORE = preparedStatement('bus.inbox-handled', 'select message_id
  * this consumer alone) or, after the last attempt, its dead letter is written in the
  * same transaction. So the inbox records, the handlers' effects and the failures
  * commit together, and a redelivery after a crash finds the records and does nothing.
- * A message that arrives alone runs without a savepoint (deliverAlone).
+ * A message that arrives alone runs without a savepoint (deliverAlone). A batch
+ * consumer's handler runs once per tenant of the batch, under one savepoint (unitsOf);
+ * a consumer with `inbox: false` writes no inbox records and takes no message as a
+ * duplicate.
  */
 export class Delivery {
   constructor(
