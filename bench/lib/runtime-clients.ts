@@ -32,28 +32,76 @@ export interface LoadOptions {
   round: number;
   concurrency: number;
   seconds: number;
+  /**
+   * The customer's think time between a conversation's turns, in ms (0: the next turn as
+   * soon as the last is answered). Each pause is drawn from 0.5x-1.5x of it, and each
+   * conversation starts after 0-1x of it, so the conversations do not move in step.
+   */
+  thinkMs: number;
   dispatcher: Agent;
 }
 
 /** Turns before a loop starts a new conversation (below the default daily limit of 100). */
 export const TURNS_PER_CONVERSATION = 40;
+/** Paced, a customer's conversation lasts this many turns (a chat's few exchanges). */
+export const PACED_TURNS_PER_CONVERSATION = 10;
 
-/** Runs `concurrency` conversation loops for `seconds`; each turn's id is unique in the run. */
+/**
+ * A number in [0, 1) fixed by the conversation and turn: every side of a run pauses the
+ * same, so sides compare at the same offered load.
+ */
+function fraction(conversation: number, turn: number): number {
+  let h = Math.imul(conversation + 1, 0x9e3779b1) ^ Math.imul(turn + 2, 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h ^= h >>> 13;
+  return (h >>> 0) / 2 ** 32;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `concurrency` conversation loops for `seconds`; each turn's id is unique in the run.
+ *
+ * Back to back, every loop starts a conversation at once and keeps it for
+ * TURNS_PER_CONVERSATION turns. Paced (`thinkMs`), the loops pause between turns as
+ * customers do, and their conversations are at every stage of their lives, as in a
+ * steady state: loop c's conversation is c % PACED_TURNS_PER_CONVERSATION turns old when
+ * the run starts (those turns are taken before it, not measured), so the first turns of
+ * new conversations come spread over the run, one in PACED_TURNS_PER_CONVERSATION, rather
+ * than all 50 in its first second.
+ */
 export async function runLoad(options: LoadOptions, turn: (conversation: ConversationState, turnId: string) => Promise<TurnSample>): Promise<{ samples: TurnSample[]; seconds: number }> {
+  const paced = options.thinkMs > 0;
+  const every = paced ? PACED_TURNS_PER_CONVERSATION : TURNS_PER_CONVERSATION;
+  const loops = Array.from({ length: options.concurrency }, (_, c) => ({ c, age: paced ? c % every : 0, conversation: { uuid: null } as ConversationState }));
+  const prefix = `${options.scenario}-${options.side}-r${options.round}`;
+  // The turns before the run: one at a time per loop (a conversation's turns wait for each other), the loops together.
+  await Promise.all(
+    loops.map(async ({ c, age, conversation }) => {
+      for (let n = 0; n < age; n++) {
+        const sample = await turn(conversation, `${prefix}-c${c}-before${n}`);
+        if (!sample.ok) throw new Error(`a turn before the run failed: ${sample.error}`);
+      }
+    }),
+  );
   const samples: TurnSample[] = [];
   const started = performance.now();
-  const startedAt = wallClock();
   const deadline = started + options.seconds * 1000;
   await Promise.all(
-    Array.from({ length: options.concurrency }, async (_, c) => {
-      const conversation: ConversationState = { uuid: null };
+    loops.map(async ({ c, age, conversation }) => {
+      if (paced) await sleep(options.thinkMs * fraction(c, -1));
       for (let n = 0; performance.now() < deadline; n++) {
         // A fresh conversation now and then: the agent's daily limit (100 customer messages
         // per conversation by default) would otherwise answer without the model, and the
         // history read would keep growing on long runs with few conversations.
-        if (n > 0 && n % TURNS_PER_CONVERSATION === 0) conversation.uuid = null;
-        const turnId = `${options.scenario}-${options.side}-r${options.round}-c${c}-n${n}`;
-        samples.push(await turn(conversation, turnId));
+        if ((age + n) % every === 0) conversation.uuid = null;
+        samples.push(await turn(conversation, `${prefix}-c${c}-n${n}`));
+        if (paced) {
+          const pause = options.thinkMs * (0.5 + fraction(c, n));
+          // A pause past the deadline ends the loop (waking every loop at the deadline would send one burst).
+          if (performance.now() + pause >= deadline) break;
+          await sleep(pause);
+        }
       }
     }),
   );

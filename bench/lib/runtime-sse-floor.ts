@@ -28,7 +28,8 @@ export interface SseFloorSettings {
   databaseUrl: string;
   tenantUuid: string;
   agentUuid: string;
-  poolSize: number;
+  /** The kernel's pool settings (bench/runtime.ts FLOOR_POOL). */
+  pool: { max: number; min: number; idleTimeoutMillis: number };
   historyMessages: number;
   modelUrl: string;
   /** The kernel's streamed model request body, as JSON text, captured with `sampleId` as its turn id. */
@@ -40,7 +41,7 @@ export interface SseFloorSettings {
 const TURN_ID = /\[turn ([^\]]+)\]/;
 
 export async function startSseFloorServer(settings: SseFloorSettings): Promise<{ url: string; close(): Promise<void> }> {
-  const pool = new Pool({ connectionString: settings.databaseUrl, max: settings.poolSize });
+  const pool = new Pool({ connectionString: settings.databaseUrl, ...settings.pool });
   const target: FloorTarget = { pool, tenantUuid: settings.tenantUuid, agentUuid: settings.agentUuid, historyMessages: settings.historyMessages };
   const dispatcher = new Agent({ keepAliveTimeout: 60_000 });
 

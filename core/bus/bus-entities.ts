@@ -32,6 +32,8 @@ abstract class BusMessageColumns {
 // No insert trigger: relays are woken after the publishing transaction commits (outbox-commits.ts).
 @Entity({ tableName: 'bus_outbox' })
 @Index({ properties: ['dueAt'] })
+// The replace of a keyed message finds the pending one by topic and key (outbox-store.ts).
+@Index({ name: 'bus_outbox_topic_dedupe_key_index', properties: ['topic', 'dedupeKey'], where: 'dedupe_key is not null' })
 export class OutboxRow extends BusMessageColumns {
 
   /** A pending row with the same topic and key is replaced instead of adding another. */

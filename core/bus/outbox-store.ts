@@ -58,7 +58,8 @@ const INSERT_DUE_AT = preparedStatement(
  * snapshot, so it never sees the row the same statement inserts; the key has no unique index.
  */
 const replacing = (insert: string) => `with replaced as (delete from bus_outbox where topic = $3 and dedupe_key = $7 and locked_until is null) ${insert}`;
-const REPLACE_DUE_IN = preparedStatement('bus.outbox-replace-due-in', replacing(INSERT_DUE_IN.text), NEUTRAL);
+/** Exported for its test (the pending row is found by an index). */
+export const REPLACE_DUE_IN = preparedStatement('bus.outbox-replace-due-in', replacing(INSERT_DUE_IN.text), NEUTRAL);
 const REPLACE_DUE_AT = preparedStatement('bus.outbox-replace-due-at', replacing(INSERT_DUE_AT.text), NEUTRAL);
 /** publishMany's rows, unpacked in order from one JSON array of [id, message id, payload] ($4); $5 is when they are due. */
 const insertManyText = (due: string) =>

@@ -40,6 +40,14 @@ export const coreConfigSchema = {
     sensitive: true,
   },
   databasePoolMax: { doc: 'Connections in the database pool', format: 'nat', default: 10, env: 'DATABASE_POOL_MAX' },
+  databasePoolMin: {
+    doc:
+      'Connections the pool keeps open once opened, however long idle (at most DATABASE_POOL_MAX); those above it close after 30 s idle. ' +
+      'A new connection is a new PostgreSQL backend whose first statements are slow (cold caches, statements prepared again), so the first requests after a quiet spell pay it',
+    format: 'nat',
+    default: 10,
+    env: 'DATABASE_POOL_MIN',
+  },
   databasePreparedStatements: {
     doc: 'Run hot-path statements as named prepared statements (false behind a pooler in transaction mode that cannot keep them, such as PgBouncer before 1.21)',
     format: Boolean,
@@ -188,6 +196,7 @@ export interface CoreConfig extends SecretsConfig, EgressConfig, LlmConfig, Metr
   adminToken: string;
   databaseUrl: string;
   databasePoolMax: number;
+  databasePoolMin: number;
   databasePreparedStatements: boolean;
   databaseRowLevelSecurity: boolean;
   dataDir: string;

@@ -18,6 +18,8 @@ export interface OrmOptions {
   entities: Function[];
   migrations: PluginMigration[];
   poolMax: number;
+  /** Connections kept open once opened (capped at poolMax); the others close after 30 s idle. Default 0. */
+  poolMin?: number;
   /** Registered statements run as named prepared statements (see prepared-statements.ts); default true. */
   preparedStatements?: boolean;
   /** Keep `app.tenant_id` on every connection for the tables' tenant policies (row-level-security.ts); default true. */
@@ -39,7 +41,7 @@ export function createOrm(options: OrmOptions): MikroORM {
     // The fork of the current request or message (see WorkContext.em).
     context: () => currentContext()?.em,
     forceUtcTimezone: true,
-    pool: { min: 0, max: options.poolMax, idleTimeoutMillis: 30_000 },
+    pool: { min: Math.min(options.poolMin ?? 0, options.poolMax), max: options.poolMax, idleTimeoutMillis: 30_000 },
     driverOptions: {
       connectionTimeoutMillis: 5_000,
       onPoolCreated: (created: PgPool) => {

@@ -185,6 +185,7 @@ export class Kernel {
         entities: [...coreEntities, ...plugins.flatMap(({ plugin }) => plugin.entities ?? [])],
         migrations,
         poolMax: config.core.databasePoolMax,
+        poolMin: config.core.databasePoolMin,
         preparedStatements: config.core.databasePreparedStatements,
         rowLevelSecurity: config.core.databaseRowLevelSecurity,
         logger,

@@ -7,6 +7,7 @@ import { Migration0005IdempotencyKeys } from './0005-idempotency-keys';
 import { Migration0006TenantLifecycle } from './0006-tenant-lifecycle';
 import { Migration0007Limits } from './0007-limits';
 import { Migration0008LlmUsageAgent } from './0008-llm-usage-agent';
+import { Migration0009BusOutboxKeys } from './0009-bus-outbox-keys';
 
 /** The kernel's own migrations, oldest first. Plugins keep theirs in their own folder. */
 export const coreMigrations: PluginMigration[] = [
@@ -18,4 +19,5 @@ export const coreMigrations: PluginMigration[] = [
   { name: '0006-tenant-lifecycle', class: Migration0006TenantLifecycle },
   { name: '0007-limits', class: Migration0007Limits },
   { name: '0008-llm-usage-agent', class: Migration0008LlmUsageAgent },
+  { name: '0009-bus-outbox-keys', class: Migration0009BusOutboxKeys },
 ];

@@ -10,6 +10,7 @@ import { createConversationWriter, conversationWriterRef } from './conversations
 import { Migration0001Conversations } from './migrations/0001-conversations';
 import { Migration0002ConversationMessageOrder } from './migrations/0002-conversation-message-order';
 import { Migration0003MessageDelivery } from './migrations/0003-message-delivery';
+import { Migration0004HistoryIndex } from './migrations/0004-history-index';
 import { sessionizationProvider, type SessionizationProvider } from './sessionization-policy';
 import { conversationStatusEvent, messageCreatedEvent } from './topics';
 
@@ -53,6 +54,7 @@ export default definePlugin({
     { name: '0001-conversations', class: Migration0001Conversations },
     { name: '0002-conversation-message-order', class: Migration0002ConversationMessageOrder },
     { name: '0003-message-delivery', class: Migration0003MessageDelivery },
+    { name: '0004-history-index', class: Migration0004HistoryIndex },
   ],
   config: conversationsConfig,
   provides: [sessionizationProvider, contactCheck],

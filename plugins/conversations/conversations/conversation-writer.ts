@@ -3,13 +3,13 @@ import { ConflictError, NotFoundError, ValidationError, boundQuery, createServic
 import type { AgentDirectory } from '../../agents';
 import { DELIVERY_STATUS_RANK, type Channel, type DeliveryStatus, type MessageType, type Sender } from '../channels';
 import type { ContactCheck } from '../contact-check';
-import { Conversation, ConversationMessage } from '../entities';
+import { Conversation } from '../entities';
 import type { SessionizationProvider } from '../sessionization-policy';
 import { CONVERSATION_TOPICS } from '../topics';
-import { conversationJson, messageJson, type ConversationJson, type MessageJson } from '../views';
+import { conversationJson, type ConversationJson, type MessageJson } from '../views';
 import { conversationEvent } from './conversation-events';
 import { lockConversation, lockOpenSession } from './row-locks';
-import { armIdleTimer, closeSession, openSession } from './session-lifecycle';
+import { armIdleTimer, closeSession } from './session-lifecycle';
 
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
 
@@ -77,7 +77,8 @@ export const OLDEST_FIRST = { createdAt: 'asc', uuid: 'asc' } as const;
  * conversation and the session to apply their tenant filters too, and build the query
  * anew on every turn (a profile of bench/runtime put half the kernel's time in it).
  */
-const HISTORY = preparedStatement(
+/** Exported for its test (the plan of a turn's history read). */
+export const HISTORY = preparedStatement(
   'conversations.history',
   'select uuid, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content, created_at, delivery_status, delivery_error ' +
     'from conversation_messages where tenant_uuid = $1 and conversation_uuid = $2 order by created_at desc, uuid desc limit $3',
@@ -105,6 +106,20 @@ const RECORD_INTO_OPEN_SESSION = preparedStatement(
   'with session as (update conversation_sessions set message_count = message_count + $8, ' +
     'last_customer_message_at = coalesce($9::timestamptz, last_customer_message_at), updated_at = $10 ' +
     "where tenant_uuid = $1 and conversation_uuid = $2 and status = 'open' returning uuid), " +
+    'inserted as (insert into conversation_messages (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content) ' +
+    'select m.uuid, $1, m.created_at, m.created_at, $2, session.uuid, $3, $4, $5, $6, m.sender, m.message_type, m.content ' +
+    'from session, jsonb_to_recordset($7::jsonb) as m(uuid uuid, created_at timestamptz, sender text, message_type text, content text) returning 1) ' +
+    'select uuid from session',
+);
+/**
+ * A new open session of the conversation with its messages, in one round trip: the
+ * first nine parameters of RECORD_INTO_OPEN_SESSION, then the session's id ($10) and its
+ * start, the first message's time ($11).
+ */
+const OPEN_SESSION_WITH = preparedStatement(
+  'conversations.open-session-with',
+  'with session as (insert into conversation_sessions (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, agent_uuid, contact_uuid, channel, status, started_at, last_customer_message_at, message_count) ' +
+    "values ($10, $1, $11, $11, $2, $4, $3, $5, 'open', $11, $9::timestamptz, $8) returning uuid), " +
     'inserted as (insert into conversation_messages (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content) ' +
     'select m.uuid, $1, m.created_at, m.created_at, $2, session.uuid, $3, $4, $5, $6, m.sender, m.message_type, m.content ' +
     'from session, jsonb_to_recordset($7::jsonb) as m(uuid uuid, created_at timestamptz, sender text, message_type text, content text) returning 1) ' +
@@ -148,42 +163,26 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
     if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');
     // Taken under the lock, so messages of one conversation are stamped in the order they are recorded.
     const now = new Date();
-    const into = await recordIntoOpenSession(em, conversation, inputs, now);
-    if (into) {
-      if (inputs.some((input) => input.sender === 'customer')) await armIdleTimer(bus, into[0].session_uuid, await sessionization.forAgent(em, conversation.agentUuid));
-      await bus.publishMany(CONVERSATION_TOPICS.messageCreated, into);
-      return into;
-    }
-    const existing = await lockOpenSession(em, conversation.uuid);
-    const session = existing ?? openSession(em, conversation, inputs[0].createdAt ?? now);
-    const messages = inputs.map((input) => {
-      const at = input.createdAt ?? now;
-      session.messageCount += 1;
-      if (input.sender === 'customer') session.lastCustomerMessageAt = at;
-      return em.create(ConversationMessage, {
-        conversationUuid: conversation.uuid,
-        sessionUuid: session.uuid,
-        agentUuid: conversation.agentUuid,
-        contactUuid: conversation.contactUuid,
-        channel: conversation.channel,
-        channelLabel: conversation.channelLabel,
-        sender: input.sender,
-        messageType: input.messageType ?? 'text',
-        content: input.content,
-        createdAt: at,
-        updatedAt: at,
-      });
-    });
-    await em.flush();
-    if (!existing || inputs.some((input) => input.sender === 'customer')) await armIdleTimer(bus, session.uuid, await sessionization.forAgent(em, conversation.agentUuid));
-    const json = messages.map(messageJson);
-    await bus.publishMany(CONVERSATION_TOPICS.messageCreated, json);
-    return json;
+    const messages = messagesOf(conversation, inputs, now);
+    const rows = JSON.stringify(messages.map((m) => ({ uuid: m.message_uuid, created_at: m.created_at, sender: m.sender, message_type: m.message_type, content: m.content })));
+    const lastCustomer = messages.findLast((message) => message.sender === 'customer')?.created_at ?? null;
+    const conversationParams = [tenants.require().uuid, conversation.uuid, conversation.contactUuid, conversation.agentUuid, conversation.channel, conversation.channelLabel, rows, messages.length, lastCustomer, now];
+    let [session] = await boundQuery<{ uuid: string }>(em, RECORD_INTO_OPEN_SESSION, conversationParams);
+    const opened = !session;
+    // None open: the statement above found none under the conversation's lock, which every
+    // writer that opens a session holds, so none can have opened since. A new one, with the
+    // messages, in one statement (the partial unique index would refuse a second open one).
+    if (opened) [session] = await boundQuery<{ uuid: string }>(em, OPEN_SESSION_WITH, [...conversationParams.slice(0, 9), newUuid(), messages[0].created_at]);
+    for (const message of messages) message.session_uuid = session.uuid;
+    // A new session's idle clock starts with it; an open one's restarts with each customer message.
+    if (opened || lastCustomer !== null) await armIdleTimer(bus, session.uuid, await sessionization.forAgent(em, conversation.agentUuid));
+    await bus.publishMany(CONVERSATION_TOPICS.messageCreated, messages);
+    return messages;
   };
 
-  /** The messages as recorded into the open session; null when the conversation has none open (nothing written). */
-  const recordIntoOpenSession = async (em: EntityManager, conversation: Conversation, inputs: readonly RecordInput[], now: Date): Promise<MessageJson[] | null> => {
-    const messages: MessageJson[] = inputs.map((input) => ({
+  /** The messages as they will be recorded (`session_uuid` filled in once known). */
+  const messagesOf = (conversation: Conversation, inputs: readonly RecordInput[], now: Date): MessageJson[] =>
+    inputs.map((input) => ({
       message_uuid: newUuid(),
       conversation_uuid: conversation.uuid,
       session_uuid: '',
@@ -198,24 +197,6 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
       delivery_status: null,
       delivery_error: null,
     }));
-    const lastCustomer = messages.findLast((message) => message.sender === 'customer')?.created_at ?? null;
-    const rows = messages.map((m) => ({ uuid: m.message_uuid, created_at: m.created_at, sender: m.sender, message_type: m.message_type, content: m.content }));
-    const [session] = await boundQuery<{ uuid: string }>(em, RECORD_INTO_OPEN_SESSION, [
-      tenants.require().uuid,
-      conversation.uuid,
-      conversation.contactUuid,
-      conversation.agentUuid,
-      conversation.channel,
-      conversation.channelLabel,
-      JSON.stringify(rows),
-      messages.length,
-      lastCustomer,
-      now,
-    ]);
-    if (!session) return null;
-    for (const message of messages) message.session_uuid = session.uuid;
-    return messages;
-  };
 
   return {
     async open(em, input) {

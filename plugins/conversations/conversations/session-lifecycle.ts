@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BusService } from '../../../core';
 import type { SessionCloseReason } from '../channels';
-import { ConversationSession, type Conversation } from '../entities';
+import type { ConversationSession } from '../entities';
 import type { Sessionization } from '../sessionization-policy';
 import { CONVERSATION_TOPICS, SESSION_TIMEOUT_TOPIC } from '../topics';
 import { sessionClosedEvent } from './conversation-events';
@@ -12,18 +12,6 @@ export const idleTimeoutMs = (sessionization: Sessionization) => Math.max(0, Mat
 /** When a session's customer has been idle long enough: the clock starts at the last customer message, else at the session's start. */
 export const idleDeadline = (session: ConversationSession, sessionization: Sessionization) =>
   (session.lastCustomerMessageAt ?? session.startedAt).getTime() + idleTimeoutMs(sessionization);
-
-/** A new open session of the conversation (the caller holds the conversation's lock). */
-export const openSession = (em: EntityManager, conversation: Conversation, now: Date) =>
-  em.create(ConversationSession, {
-    conversationUuid: conversation.uuid,
-    agentUuid: conversation.agentUuid,
-    contactUuid: conversation.contactUuid,
-    channel: conversation.channel,
-    startedAt: now,
-    createdAt: now,
-    updatedAt: now,
-  });
 
 /**
  * (Re)arms the session's idle timer: one delayed message per session, keyed by it,

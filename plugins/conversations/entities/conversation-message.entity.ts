@@ -15,7 +15,7 @@ import { Conversation } from './conversation.entity';
 @Index({ name: 'conversation_messages_export_index', properties: ['tenantUuid', 'createdAt', 'uuid'] })
 @Index({ name: 'conversation_messages_channel_export_index', properties: ['tenantUuid', 'channel', 'createdAt', 'uuid'] })
 @Index({ name: 'conversation_messages_session_index', properties: ['sessionUuid', 'createdAt', 'uuid'] })
-@Index({ name: 'conversation_messages_conversation_index', properties: ['conversationUuid', 'createdAt', 'uuid'] })
+@Index({ name: 'conversation_messages_conversation_index', properties: ['conversationUuid', 'tenantUuid', 'createdAt', 'uuid'] })
 export class ConversationMessage extends TenantScopedEntity {
   @ManyToOne(() => Conversation, { mapToPk: true, fieldName: 'conversation_uuid', deleteRule: 'cascade' })
   conversationUuid!: string;

@@ -18,7 +18,7 @@ describe('database schema', () => {
 
   it("records each migration once, named after its plugin", async () => {
     const executed = (await kit.kernel.orm.migrator.getExecuted()).map((m) => m.name);
-    expect(executed).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'notes/0001-notes']);
+    expect(executed).toEqual(['core/0001-tenancy', 'core/0002-bus', 'core/0003-llm-usage', 'core/0004-bus-wake-after-commit', 'core/0005-idempotency-keys', 'core/0006-tenant-lifecycle', 'core/0007-limits', 'core/0008-llm-usage-agent', 'core/0009-bus-outbox-keys', 'notes/0001-notes']);
     expect(await kit.kernel.orm.migrator.up()).toEqual([]);
   });
 

@@ -125,6 +125,33 @@ describe('the conversation writer (conversationWriterRef)', () => {
     }
   });
 
+  it('messages sent at once to a conversation with no open session open one session, which counts them all', async () => {
+    const agent = await createAgent(kit.api);
+    const { uuid } = await openConversation(kit.api, { agent_uuid: agent });
+    // Ten writers race to open the first session: the conversation's lock lets one open it, the others find it.
+    const sent = await Promise.all(Array.from({ length: 10 }, (_, i) => say(kit.api, uuid, i % 2 ? 'agent' : 'customer', `message ${i}`)));
+    expect(new Set(sent.map((message) => message.session_uuid)).size).toBe(1);
+    const session = await readSession(kit.api, sent[0].session_uuid);
+    expect(session).toEqual(expect.objectContaining({ status: 'open', message_count: 10, conversation_uuid: uuid }));
+    expect(session.messages.map((message: any) => message.message_uuid).sort()).toEqual(sent.map((message) => message.message_uuid).sort());
+    expect(await pendingTimers(kit, session.uuid)).toHaveLength(1);
+
+    // Several messages opening a session together: it starts with the first, its idle clock at the customer's.
+    const other = await openConversation(kit.api, { agent_uuid: agent });
+    const at = new Date(Date.now() - 60_000);
+    const both = await inTransaction((em) =>
+      writer.recordMany(em, other.uuid, [
+        { sender: 'agent', content: 'Hello, how can I help?', createdAt: at },
+        { sender: 'customer', content: 'Where is my order?' },
+      ]),
+    );
+    expect(both[0].session_uuid).toBe(both[1].session_uuid);
+    const opened = await readSession(kit.api, both[0].session_uuid);
+    expect(opened).toEqual(expect.objectContaining({ status: 'open', message_count: 2, started_at: at.toISOString(), last_customer_message_at: both[1].created_at }));
+    expect(opened.messages).toEqual(both);
+    expect(await pendingTimers(kit, opened.uuid)).toHaveLength(1);
+  });
+
   it('takes a created_at, types tool messages, and reads back history and customer counts', async () => {
     const agent = await createAgent(kit.api);
     const { uuid } = await openConversation(kit.api, { agent_uuid: agent });
