@@ -239,6 +239,7 @@ async function main(): Promise<void> {
       };
       const sides: Side[] = (scenario === 'tool' && floor) || (scenario === 'sse' && sseFloor) ? ['kernel', 'baseline', 'floor'] : ['kernel', 'baseline'];
       if (settings.warmup > 0) for (const side of sides) await run('back-to-back', side, settings.warmup, 0);
+      await analyze(database.url);
       for (const pace of paces) {
         for (let round = 1; round <= settings.rounds; round++) {
           // Each side goes first in turn.
@@ -416,6 +417,24 @@ function summarise(scenario: Scenario, pace: Pace, side: Side, round: number, sa
     firstDeltaP99: scenario === 'sse' ? round3(percentile(firstDelta, 99)) : null,
     errors: [...new Set(samples.filter((s) => !s.ok).map((s) => s.error ?? '?'))].slice(0, 5),
   };
+}
+
+/**
+ * Statistics as a database in use has them. The bench's database is new, and autovacuum
+ * looks at a new database about once a minute: until it analyzes the tables, the plans
+ * the kernel's prepared statements settled on when the tables were empty stay cached on
+ * its pooled connections (a turn's history read by the tenant's index, measured to slow
+ * every turn as the table grew). After the warm-up, before the measured rounds.
+ */
+async function analyze(databaseUrl: string): Promise<void> {
+  const { Client } = require('pg') as typeof import('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('analyze');
+  } finally {
+    await client.end();
+  }
 }
 
 /** The agent, made through the API: active, with the one intent whose webhook is the scripted receiver. */

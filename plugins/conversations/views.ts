@@ -96,7 +96,10 @@ export type SessionWithMessagesJson = Static<typeof SessionWithMessagesSchema>;
 const iso = (date: Date) => date.toISOString();
 const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);
 
-export const conversationJson = (row: Conversation): ConversationJson => ({
+/** What the JSON and the events of a conversation are made of: its entity, or the plain row a lock read (row-locks.ts). */
+export type ConversationFields = Pick<Conversation, 'uuid' | 'agentUuid' | 'contactUuid' | 'channel' | 'channelLabel' | 'status' | 'startedAt' | 'endedAt' | 'createdAt' | 'updatedAt'>;
+
+export const conversationJson = (row: ConversationFields): ConversationJson => ({
   uuid: row.uuid,
   agent_uuid: row.agentUuid,
   contact_uuid: row.contactUuid,

@@ -1,9 +1,10 @@
-import type { Conversation, ConversationSession } from '../entities';
+import type { ConversationSession } from '../entities';
+import type { ConversationFields } from '../views';
 import type { SessionCloseReason } from '../channels';
 import type { ConversationEvent, SessionClosedEvent } from '../topics';
 
 /** The payload of `conversation.opened`, `.transferred` and `.closed` (what the `conversation_status` webhook describes). */
-export const conversationEvent = (row: Conversation, reason: string | null): ConversationEvent => ({
+export const conversationEvent = (row: ConversationFields, reason: string | null): ConversationEvent => ({
   uuid: row.uuid,
   agent_uuid: row.agentUuid,
   contact_uuid: row.contactUuid,

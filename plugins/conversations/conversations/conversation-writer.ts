@@ -8,7 +8,7 @@ import type { SessionizationProvider } from '../sessionization-policy';
 import { CONVERSATION_TOPICS } from '../topics';
 import { conversationJson, type ConversationJson, type MessageJson } from '../views';
 import { conversationEvent } from './conversation-events';
-import { lockConversation, lockOpenSession } from './row-locks';
+import { lockConversation, lockConversationEntity, lockOpenSession, type LockedConversation } from './row-locks';
 import { armIdleTimer, closeSession } from './session-lifecycle';
 
 export const CONVERSATION_NOT_FOUND = 'Conversation not found';
@@ -145,7 +145,7 @@ const conversationRowJson = (row: ConversationRow): ConversationJson => ({
 });
 
 export function createConversationWriter({ bus, tenants, agents, sessionization, contacts }: ConversationWriterDeps): ConversationWriter {
-  const locked = async (em: EntityManager, uuid: string): Promise<Conversation> => {
+  const locked = async (em: EntityManager, uuid: string): Promise<LockedConversation> => {
     const conversation = await lockConversation(em, tenants.require().uuid, uuid);
     if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
     return conversation;
@@ -181,7 +181,7 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
   };
 
   /** The messages as they will be recorded (`session_uuid` filled in once known). */
-  const messagesOf = (conversation: Conversation, inputs: readonly RecordInput[], now: Date): MessageJson[] =>
+  const messagesOf = (conversation: LockedConversation, inputs: readonly RecordInput[], now: Date): MessageJson[] =>
     inputs.map((input) => ({
       message_uuid: newUuid(),
       conversation_uuid: conversation.uuid,
@@ -237,7 +237,8 @@ export function createConversationWriter({ bus, tenants, agents, sessionization,
     recordMany: (em, conversationUuid, inputs) => recordMany(em, conversationUuid, inputs),
 
     async setStatus(em, conversationUuid, status, reason) {
-      const conversation = await locked(em, conversationUuid);
+      const conversation = await lockConversationEntity(em, tenants.require().uuid, conversationUuid);
+      if (!conversation) throw new NotFoundError(CONVERSATION_NOT_FOUND);
       // Asking again for the status it has changes nothing and announces nothing.
       if (conversation.status === status) return conversationJson(conversation);
       if (conversation.status === 'closed') throw new ConflictError('Conversation is closed');

@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * created_at desc, uuid desc limit $3`) with both keys in one index: with only the
  * conversation in it, the planner, its statistics a little behind a busy table, ANDed it
  * with the tenant's export index and read every index entry of the tenant on each turn
- * (measured: 22,000 entries, 5 ms at the median, growing with the tenant's messages).
+ * (bench/runtime: 22,000 entries, 5 ms under load, growing with the tenant's messages).
  * The conversation stays first, for the delete that cascades from a conversation. The
  * index is built inside the migration's transaction, so writes to the table wait for it.
  */

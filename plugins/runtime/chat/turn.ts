@@ -16,7 +16,7 @@ import {
   type ToolMessage,
 } from '../../../core';
 import type { AgentDirectory, AgentJson, AgentView, GuardRuleJson } from '../../agents';
-import type { ContactDirectory } from '../../contacts';
+import type { ContactDirectory, ContactJson } from '../../contacts';
 import type { Channel, ConversationJson, ConversationWriter, MessageJson } from '../../conversations';
 import type { ContactMemoryReader } from '../../memorize';
 import type { KnowledgeSearch, TableRecords } from '../../tables';
@@ -82,13 +82,17 @@ export class Turn {
   constructor(private readonly deps: TurnDeps) {}
 
   async begin(em: EntityManager, tenant: TenantRef, agentUuid: string, body: ChatRequestJson, messageType: BegunTurn['messageType'] = 'text', read?: AgentJson): Promise<BegunTurn> {
+    // The agent and the conversation are read side by side (two round trips at once, not one after the other).
     // The agents plugin's JSON, typed where the runtime reads it (AgentView); a caller's fresh read of the same agent is not repeated.
-    const agent = (read?.agent_uuid === agentUuid ? read : await this.deps.agents.getWithoutSlots(agentUuid)) as AgentView | null;
+    // The conversation is read without a lock: the turn's first transaction checks its status again under its lock.
+    const [agentRead, found] = await Promise.all([
+      read?.agent_uuid === agentUuid ? read : this.deps.agents.getWithoutSlots(agentUuid),
+      body.conversation_uuid ? this.deps.conversations.find(em.fork(), body.conversation_uuid) : null,
+    ]);
+    const agent = agentRead as AgentView | null;
     if (!agent) throw new NotFoundError('Agent not found');
     const inactive = () => new ConflictError(`The agent is ${agent.status}; only an active agent answers`);
     if (body.conversation_uuid) {
-      // A read without a lock: the turn's first transaction checks the status again under its lock.
-      const found = await this.deps.conversations.find(em.fork(), body.conversation_uuid);
       // What does not exist answers 404 before what exists but cannot talk answers 409.
       if (!found) throw new NotFoundError('Conversation not found');
       if (agent.status !== 'active') throw inactive();
@@ -120,14 +124,30 @@ export class Turn {
       const today = since ? (customerMessagesSinceIn(history, this.deps.settings.historyMessages, since) ?? (await this.deps.conversations.countCustomerMessagesSince(tx, conversationUuid, since))) : 0;
       return { conversation, customer, history, today, now };
     };
-    return this.deps.leases.run(em, begun.tenant.uuid, conversationUuid, first, (opened, lease) => this.underLease(em, begun, opened, lease, stream));
+    // What the prompt needs besides the history depends on nothing the first transaction does: read meanwhile.
+    const reads = this.promptReads(begun);
+    return this.deps.leases.run(em, begun.tenant.uuid, conversationUuid, first, (opened, lease) => this.underLease(em, begun, opened, lease, reads, stream));
   }
 
-  private async underLease(em: EntityManager, begun: BegunTurn, opened: Opened, lease: HeldLease, stream?: EventStreamWriter): Promise<ChatTurnJson> {
+  /** The contact, its memory and the agent's knowledge tables, for the prompt and the tools. */
+  private promptReads(begun: BegunTurn): Promise<PromptReads> {
+    const agentUuid = begun.agent.agent_uuid;
+    const contactUuid = begun.conversation.contact_uuid;
+    const reads = Promise.all([
+      contactUuid ? this.deps.contacts.get([contactUuid]).then((found) => found.get(contactUuid) ?? null) : null,
+      contactUuid ? this.deps.memory.recall(agentUuid, contactUuid) : [],
+      this.deps.knowledge.tablesOf(agentUuid),
+    ]).then(([contact, memory, tables]) => ({ contact, memory, tables }));
+    // A turn that ends before it reads them (refused by its first transaction, answered without the model) leaves them unawaited.
+    reads.catch(() => {});
+    return reads;
+  }
+
+  private async underLease(em: EntityManager, begun: BegunTurn, opened: Opened, lease: HeldLease, reads: Promise<PromptReads>, stream?: EventStreamWriter): Promise<ChatTurnJson> {
     const conversationUuid = begun.conversation.uuid;
 
     // 2. The answer.
-    const answer = await this.answer(begun, opened.conversation, opened.history, opened.today, opened.now, stream);
+    const answer = await this.answer(begun, opened.conversation, opened.history, opened.today, opened.now, reads, stream);
 
     // 3. What the turn said and did, recorded at once, and the lease given back.
     const turn = await em.fork().transactional(async (tx) => {
@@ -164,6 +184,7 @@ export class Turn {
     history: MessageJson[],
     customerMessagesToday: number,
     now: Date,
+    reads: Promise<PromptReads>,
     stream: EventStreamWriter | undefined,
   ): Promise<Answer> {
     const { agent } = begun;
@@ -178,10 +199,8 @@ export class Turn {
 
     const contactUuid = conversation.contact_uuid;
     const toolTurn: RuntimeToolTurn = { agentUuid: agent.agent_uuid, conversationUuid: conversation.uuid, contactUuid, channel: conversation.channel, now, signal: stream?.signal };
-    const [contact, memory, tables, offered] = await Promise.all([
-      contactUuid ? this.deps.contacts.get([contactUuid]).then((found) => found.get(contactUuid) ?? null) : Promise.resolve(null),
-      contactUuid ? this.deps.memory.recall(agent.agent_uuid, contactUuid) : Promise.resolve([]),
-      this.deps.knowledge.tablesOf(agent.agent_uuid),
+    const [{ contact, memory, tables }, offered] = await Promise.all([
+      reads,
       Promise.all(this.deps.toolProviders.map(({ provider, deps }) => provider.tools(agent, toolTurn, deps()))).then((lists) => lists.flat()),
     ]);
     const catalog = toolCatalog(agent, tables, activeRoutingRules(agent), offered);
@@ -292,6 +311,13 @@ export class Turn {
       throw error;
     }
   }
+}
+
+/** What the turn reads for its prompt beside its first transaction (Turn.promptReads). */
+interface PromptReads {
+  contact: ContactJson | null;
+  memory: Awaited<ReturnType<ContactMemoryReader['recall']>>;
+  tables: Awaited<ReturnType<KnowledgeSearch['tablesOf']>>;
 }
 
 /** What the turn's first transaction recorded and read. */
