@@ -95,21 +95,29 @@ const CUSTOMER_MESSAGES_SINCE = preparedStatement(
 );
 
 /**
+ * The messages ($7, a JSON array) into the session the statement's `session` CTE names,
+ * with the conversation's columns ($1-$6); the rest of each statement below builds that
+ * CTE. Both answer the session's uuid, or no row when there was none to record into.
+ */
+const INTO_SESSION =
+  'inserted as (insert into conversation_messages (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content) ' +
+  'select m.uuid, $1, m.created_at, m.created_at, $2, session.uuid, $3, $4, $5, $6, m.sender, m.message_type, m.content ' +
+  'from session, jsonb_to_recordset($7::jsonb) as m(uuid uuid, created_at timestamptz, sender text, message_type text, content text) returning 1) ' +
+  'select uuid from session';
+/**
  * Messages into the conversation's open session, with the session's counts, in one round
  * trip (the hot path of every turn): the UPDATE locks the open session (the order of
  * row-locks.ts: the caller holds the conversation's) and, should a timeout have closed it
  * meanwhile, re-checks `status = 'open'` on the newest row and finds none; then nothing is
- * inserted and the caller opens a session the long way. $9 is null when no customer wrote.
+ * inserted and the caller opens a session with OPEN_SESSION_WITH. $8 counts the messages;
+ * $9 is the last customer message's time, null when no customer wrote; $10 is now.
  */
 const RECORD_INTO_OPEN_SESSION = preparedStatement(
   'conversations.record-into-open-session',
   'with session as (update conversation_sessions set message_count = message_count + $8, ' +
     'last_customer_message_at = coalesce($9::timestamptz, last_customer_message_at), updated_at = $10 ' +
     "where tenant_uuid = $1 and conversation_uuid = $2 and status = 'open' returning uuid), " +
-    'inserted as (insert into conversation_messages (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content) ' +
-    'select m.uuid, $1, m.created_at, m.created_at, $2, session.uuid, $3, $4, $5, $6, m.sender, m.message_type, m.content ' +
-    'from session, jsonb_to_recordset($7::jsonb) as m(uuid uuid, created_at timestamptz, sender text, message_type text, content text) returning 1) ' +
-    'select uuid from session',
+    INTO_SESSION,
 );
 /**
  * A new open session of the conversation with its messages, in one round trip: the
@@ -120,10 +128,7 @@ const OPEN_SESSION_WITH = preparedStatement(
   'conversations.open-session-with',
   'with session as (insert into conversation_sessions (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, agent_uuid, contact_uuid, channel, status, started_at, last_customer_message_at, message_count) ' +
     "values ($10, $1, $11, $11, $2, $4, $3, $5, 'open', $11, $9::timestamptz, $8) returning uuid), " +
-    'inserted as (insert into conversation_messages (uuid, tenant_uuid, created_at, updated_at, conversation_uuid, session_uuid, contact_uuid, agent_uuid, channel, channel_label, sender, message_type, content) ' +
-    'select m.uuid, $1, m.created_at, m.created_at, $2, session.uuid, $3, $4, $5, $6, m.sender, m.message_type, m.content ' +
-    'from session, jsonb_to_recordset($7::jsonb) as m(uuid uuid, created_at timestamptz, sender text, message_type text, content text) returning 1) ' +
-    'select uuid from session',
+    INTO_SESSION,
 );
 const FIND = preparedStatement(
   'conversations.find',

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode, type EntityData } from '@mikro-orm/core';
 import { boundQuery, preparedStatement } from '../../../core';
 import { Conversation, ConversationSession } from '../entities';
+import type { ConversationFields } from '../views';
 
 /*
  * Every change to a conversation's sessions happens under row locks taken in one
@@ -23,10 +24,7 @@ const LOCK_CONVERSATION = preparedStatement(
 );
 
 /** A locked conversation as read: the entity's fields, without the ORM (a turn locks its conversation twice and changes it rarely). */
-export type LockedConversation = Pick<
-  Conversation,
-  'uuid' | 'tenantUuid' | 'agentUuid' | 'contactUuid' | 'channel' | 'channelLabel' | 'status' | 'startedAt' | 'endedAt' | 'createdAt' | 'updatedAt'
->;
+export type LockedConversation = ConversationFields & Pick<Conversation, 'tenantUuid'>;
 
 /** A lock held in a transaction: the row as read, and the entity once a writer asked for it (then the one truth). */
 interface Held {
