@@ -10,7 +10,7 @@ import { S3FileStorage } from '../../../plugins/storage/s3-file-storage';
 import { scheduleIncomingSweep, sweepIncoming } from '../../../plugins/transcriptions/incoming-sweep';
 import { startLocalS3, type LocalS3 } from '../storage/local-s3';
 import { startFakeTranscriptionServer, type FakeTranscriptionServer } from './fake-transcription-server';
-import { TRANSCRIPTION_PLUGINS, silentWav } from './transcription-test-kit';
+import { TRANSCRIPTION_PLUGINS, filesUnder, silentWav } from './transcription-test-kit';
 
 /**
  * What uploads leave under transcriptions/incoming/ (a process died between storing the
@@ -23,12 +23,6 @@ const HOUR = 3_600_000;
 const ago = (ms: number) => new Date(Date.now() - ms);
 const exists = (file: string) => fs.existsSync(file);
 const storageOf = (kit: TestKernel) => kit.kernel.container.resolve<FileStorage>(fileStorageRef.id);
-
-/** Every file under `dir`, as paths relative to it. */
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((name) => fs.statSync(path.join(dir, name)).isFile()).sort();
-}
 
 const BOUNDARY = 'sweepBOUNDARY';
 const fileHead = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="call.wav"\r\nContent-Type: audio/wav\r\n\r\n`, 'latin1');

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,17 @@ import addFormats from 'ajv-formats';
 import type { ApiClient, TestKernel } from '../../../core/testing';
 
 export const TRANSCRIPTION_PLUGINS = ['agents', 'conversations', 'storage', 'agent-webhooks', 'tables', 'transcriptions'].map((id) => path.resolve(__dirname, '../../../plugins', id));
+
+/**
+ * Every file under `dir`, as paths relative to it ([] when it does not exist). A file
+ * removed between the listing and its stat (a sweep, an upload cleaning up) is gone, not
+ * an error.
+ */
+export function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const isFile = (name: string) => statSync(path.join(dir, name), { throwIfNoEntry: false })?.isFile() ?? false;
+  return (readdirSync(dir, { recursive: true }) as string[]).filter(isFile).sort();
+}
 
 /** A spoken recording made by espeak-ng (a WAV file), as bytes. */
 export function spoken(text: string): Buffer {

@@ -2,13 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestKernel, type TestKernel } from '../../../core/testing';
 import { startFakeTranscriptionServer, type FakeTranscriptionServer } from './fake-transcription-server';
-import { TRANSCRIPTION_PLUGINS, eventually, settled, silentWav } from './transcription-test-kit';
-
-/** Every file under `dir`, as paths relative to it ([] when it does not exist). */
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).filter((name) => fs.statSync(path.join(dir, name)).isFile()).sort();
-}
+import { TRANSCRIPTION_PLUGINS, filesUnder, eventually, settled, silentWav } from './transcription-test-kit';
 
 /** A WAV whose header runs past the first 4 KiB (a 300 kB LIST chunk before fmt: past any one chunk the socket delivers): its head alone cannot tell its duration. */
 function wavWithLongHeader(seconds: number): Buffer {
