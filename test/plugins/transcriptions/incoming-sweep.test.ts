@@ -150,7 +150,7 @@ describe('the transcriptions plugin sweeping transcriptions/incoming/', () => {
     /** The upload's temporary file, once it holds at least `bytes`. */
     const writing = (bytes: number) =>
       waitFor(
-        () => (fs.existsSync(incoming) ? fs.readdirSync(incoming).filter((name) => name.endsWith('.tmp')) : []).map((name) => path.join(incoming, name)).find((file) => exists(file) && fs.statSync(file).size >= bytes),
+        () => (fs.existsSync(incoming) ? fs.readdirSync(incoming).filter((name) => name.endsWith('.tmp')) : []).map((name) => path.join(incoming, name)).find((file) => (fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0) >= bytes),
         (file) => file !== undefined,
       ) as Promise<string>;
 
